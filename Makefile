@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# mthpctl: build, test and install. `make V=1` shows the commands.
+
+OUTPUT		:= .output
+PREFIX		?= /usr/local
+DESTDIR		?=
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+
+CC		?= cc
+CLANG		?= clang-19
+RST2MAN		?= rst2man
+VERSION		:= 0.1.0
+
+CFLAGS		?= -O2 -g
+WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+USER_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+		   -DMTHPCTL_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUTPUT)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+MAKEFLAGS += --no-print-directory
+endif
+
+# libbpf + bpftool: a matched pair built from the kernel tree by
+# scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
+# BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
+NO_TOOLCHAIN_GOALS := clean unit-check check-docs
+ifeq ($(BPF_TOOLCHAIN),)
+ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
+-include $(OUTPUT)/toolchain.mk
+endif
+endif
+BPFTOOL		?= $(BPF_TOOLCHAIN)/bin/bpftool
+LIBBPF_A	:= $(BPF_TOOLCHAIN)/lib/libbpf.a
+LIBBPF_INC	:= $(BPF_TOOLCHAIN)/include
+
+# The committed vmlinux header of the patched kernel; until it exists, a
+# temporary one is generated from the running kernel's BTF (never committed).
+VMLINUX_H	:= $(if $(wildcard include/vmlinux/vmlinux.h),include/vmlinux/vmlinux.h,$(OUTPUT)/vmlinux/vmlinux.h)
+
+BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall \
+		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
+
+# Pure logic, unit-tested without libbpf.
+LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c
+TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c
+LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
+TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
+TEST_SRCS	:= $(wildcard tests/unit/*.c)
+TEST_OBJS	:= $(TEST_SRCS:%.c=$(OUTPUT)/%.o)
+TEST_BIN	:= $(OUTPUT)/tests/unit-tests
+SKEL		:= $(OUTPUT)/mthp.skel.h
+MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
+
+.PHONY: all clean install unit-check check-docs vm-check check
+all: mthpctl
+
+$(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
+	$(call msg,TOOLCHN,libbpf+bpftool)
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)dir=$$(scripts/bpf-toolchain.sh) && echo "BPF_TOOLCHAIN := $$dir" > $@
+
+$(OUTPUT)/vmlinux/vmlinux.h: | $(OUTPUT)/toolchain.mk
+	$(call msg,GEN,$@ (from running kernel; temporary))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	$(Q)printf '%s\n' '#ifndef MTHPCTL_HAVE_BPF_MTHP_OPS' \
+		'struct bpf_mthp_ops { unsigned long (*choose_orders)(struct cgroup *cgrp, struct vm_area_struct *vma, enum tva_type type, unsigned long orders); };' \
+		'#endif' >> $@.tmp
+	$(Q)mv $@.tmp $@
+
+$(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SKEL): $(OUTPUT)/mthp.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name mthp_bpf > $@.tmp && mv $@.tmp $@
+
+$(LIB_OBJS) $(TEST_OBJS): $(OUTPUT)/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TOOL_OBJS): $(OUTPUT)/%.o: %.c $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -c $< -o $@
+
+mthpctl: $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz
+
+$(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcmocka
+
+unit-check: $(TEST_BIN)
+	$(Q)$(TEST_BIN)
+
+check-docs: mthpctl
+	$(Q)tests/check-docs.sh ./mthpctl
+
+vm-check: mthpctl
+	$(Q)scripts/vm-check.sh
+
+check: unit-check check-docs vm-check
+
+$(OUTPUT)/man/%: man/%.rst
+	$(call msg,RST2MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(RST2MAN) --exit-status=2 $< $@
+
+install: mthpctl $(MANS)
+	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)install -m 0755 mthpctl $(DESTDIR)$(SBINDIR)/mthpctl
+	$(Q)for m in $(MANS); do \
+		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
+	done
+	$(Q)install -m 0644 scripts/mthpctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/mthpctl
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) mthpctl
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build a matched libbpf (static) + bootstrap bpftool from the kernel tree
+# named by kernel/BASE, into a cache directory outside the repository.
+#
+# Why: Debian 12's libbpf 1.1 / bpftool 7.1 cannot handle .struct_ops.link
+# skeletons, and bookworm-backports pairs libbpf-dev 1.4.6 with a bpftool 7.5
+# built on libbpf 1.5, whose skeletons do not compile against the 1.4.6
+# headers. The kernel tree carries a matched pair (libbpf 1.8, bpftool).
+#
+# Prints the toolchain directory on stdout; it contains
+#   include/bpf/*.h   lib/libbpf.a   bin/bpftool
+# Environment:
+#   KERNEL_SRC        use this kernel tree instead of fetching one
+#   BPF_TOOLCHAIN_DIR where to build (default: $cache/bpf-toolchain/<tree name>)
+#   KERNEL_CACHE      cache root, as for scripts/kernel-fetch.sh
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl}
+log() { printf 'bpf-toolchain: %s\n' "$*" >&2; }
+
+src=${KERNEL_SRC:-}
+if [ -z "$src" ]; then
+	src=$("$top/scripts/kernel-fetch.sh")
+fi
+[ -f "$src/tools/lib/bpf/libbpf.c" ] || { log "error: $src is not a kernel tree with tools/lib/bpf"; exit 1; }
+
+out=${BPF_TOOLCHAIN_DIR:-$cache/bpf-toolchain/$(basename "$src")}
+stamp=$out/.built
+
+# The UAPI headers libbpf 1.8 expects are newer than Debian 12's
+# linux-libc-dev: ship the tree's copies next to libbpf's headers.
+install_uapi() {
+	mkdir -p "$out/include/linux"
+	for h in bpf.h bpf_common.h btf.h; do
+		cmp -s "$src/tools/include/uapi/linux/$h" "$out/include/linux/$h" ||
+			cp "$src/tools/include/uapi/linux/$h" "$out/include/linux/$h"
+	done
+}
+
+if [ -f "$stamp" ] && [ -x "$out/bin/bpftool" ] && [ -f "$out/lib/libbpf.a" ]; then
+	install_uapi
+	echo "$out"
+	exit 0
+fi
+
+jobs=$(nproc 2>/dev/null || echo 1)
+mkdir -p "$out/obj/libbpf" "$out/obj/bpftool" "$out/bin"
+log "building libbpf from $src"
+make -s -C "$src/tools/lib/bpf" -j"$jobs" BUILD_STATIC_ONLY=1 \
+	OUTPUT="$out/obj/libbpf/" DESTDIR="$out" prefix= \
+	EXTRA_CFLAGS="-O2 -g -fPIC" install >/dev/null 2>&1 ||
+	{ log "error: libbpf build failed (rerun: make -C $src/tools/lib/bpf)"; exit 1; }
+# libbpf installs into lib or lib64 depending on the host; normalise.
+if [ ! -f "$out/lib/libbpf.a" ]; then
+	mkdir -p "$out/lib"
+	cp "$(find "$out" -path "$out/obj" -prune -o -name libbpf.a -print | head -n1)" "$out/lib/"
+fi
+log "building bootstrap bpftool"
+make -s -C "$src/tools/bpf/bpftool" -j"$jobs" OUTPUT="$out/obj/bpftool/" \
+	bootstrap >/dev/null 2>&1 ||
+	{ log "error: bpftool bootstrap build failed (rerun: make -C $src/tools/bpf/bpftool bootstrap)"; exit 1; }
+cp "$out/obj/bpftool/bootstrap/bpftool" "$out/bin/bpftool"
+install_uapi
+echo "$src" >"$stamp"
+echo "$out"

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Build the patched test kernel, cached and incremental.
+#
+# Usage: scripts/kernel-build.sh [--print-dir]
+#   KERNEL_SRC=/path   use this 7.3 tree instead of fetching Debian's package
+#   KERNEL_CACHE=/dir  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl)
+#   JOBS=N             parallel make jobs (default: nproc)
+#
+# The result directory (keyed by base + patches + config) holds bzImage,
+# vmlinux, the kernel's libbpf and bpftool, and .config; its path is printed
+# on the last line of stdout. An existing result is reused without building.
+# The object tree is kept per base + config so a patch change rebuilds only
+# what it touches.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl}
+jobs=${JOBS:-$(nproc)}
+log() { printf 'kernel-build: %s\n' "$*" >&2; }
+export KERNEL_CACHE=$cache
+
+if [ -n "${KERNEL_SRC:-}" ]; then
+	[ -f "$KERNEL_SRC/Makefile" ] || { log "error: KERNEL_SRC=$KERNEL_SRC is not a kernel tree"; exit 1; }
+	pristine=$(cd "$KERNEL_SRC" && pwd)
+	base_id=local-$(printf '%s' "$pristine" | sha256sum | cut -c1-12)
+else
+	pristine=$("$top/scripts/kernel-fetch.sh")
+	base_id=$(basename "$pristine")
+fi
+
+mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series")
+key=$( { echo "$base_id"; cat "$top/kernel/config";
+	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
+       sha256sum | cut -c1-16)
+out=$cache/images/$key
+if [ -f "$out/.complete" ]; then
+	log "cached build $key"
+	echo "$out"
+	exit 0
+fi
+
+# The patched source: a private copy of the base tree with the series
+# applied. Patches applied before are kept beside it so that a changed
+# series is reverted exactly and only the files it touches get new times.
+tree=$cache/tree/$base_id
+applied=$tree/.mthp-applied
+if [ ! -f "$tree/.mthp-tree" ]; then
+	log "copying $pristine to $tree"
+	rm -rf "$tree"
+	mkdir -p "$(dirname "$tree")"
+	cp -a "$pristine" "$tree"
+	rm -rf "$applied"
+	mkdir -p "$applied"
+	touch "$tree/.mthp-tree"
+fi
+same=1
+if [ "$(cat "$applied/series" 2>/dev/null)" != "$(printf '%s\n' "${patches[@]}")" ]; then
+	same=0
+else
+	for p in "${patches[@]}"; do
+		cmp -s "$top/kernel/$p" "$applied/$p" || same=0
+	done
+fi
+if [ "$same" = 0 ]; then
+	if [ -f "$applied/series" ]; then
+		log "reverting the previously applied series"
+		tac "$applied/series" | while read -r p; do
+			git -C "$tree" apply -R --whitespace=nowarn "$applied/$p"
+		done
+	fi
+	rm -rf "$applied"; mkdir -p "$applied"
+	for p in "${patches[@]}"; do
+		log "applying $p"
+		# git apply has no fuzz: a patch that does not apply exactly fails.
+		git -C "$tree" apply --whitespace=error-all "$top/kernel/$p"
+		cp "$top/kernel/$p" "$applied/$p"
+		echo "$p" >>"$applied/series"
+	done
+fi
+
+obj=$cache/obj/$base_id
+mkdir -p "$obj"
+if [ ! -f "$obj/.config" ] || [ "$obj/.mthp-config" -ot "$top/kernel/config" ] ||
+   ! cmp -s "$top/kernel/config" "$obj/.mthp-config"; then
+	log "configuring (allnoconfig + kernel/config)"
+	make -s -C "$tree" O="$obj" allnoconfig >/dev/null
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$top/kernel/config" >/dev/null
+	make -s -C "$tree" O="$obj" olddefconfig >/dev/null
+	cp "$top/kernel/config" "$obj/.mthp-config"
+fi
+# Every option the fragment asks for must have survived olddefconfig.
+missing=$(grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' "$top/kernel/config" |
+	  while read -r line; do grep -qx "$line" "$obj/.config" || echo "$line"; done)
+[ -z "$missing" ] || { log "error: options lost by olddefconfig:"; echo "$missing" >&2; exit 1; }
+
+log "building in $obj (make -j$jobs)"
+start=$(date +%s)
+make -s -C "$tree" O="$obj" -j"$jobs" bzImage
+log "kernel built in $(( $(date +%s) - start )) s"
+
+# The tree's own libbpf and bpftool: a matched pair that knows this
+# kernel's UAPI (see kernel/README.md).
+tools=$obj/tools
+mkdir -p "$tools/libbpf" "$tools/bpftool"
+make -s -C "$tree/tools/lib/bpf" OUTPUT="$tools/libbpf/" DESTDIR="$tools/libbpf/root" \
+	prefix=/usr -j"$jobs" install_headers "$tools/libbpf/libbpf.a" >/dev/null
+make -s -C "$tree/tools/bpf/bpftool" OUTPUT="$tools/bpftool/" -j"$jobs" bootstrap >/dev/null
+
+mkdir -p "$out.tmp"
+cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$out.tmp/"
+cp "$tools/libbpf/libbpf.a" "$out.tmp/"
+cp -r "$tools/libbpf/root/usr/include" "$out.tmp/include"
+cp "$tools/bpftool/bootstrap/bpftool" "$out.tmp/bpftool"
+cp "$tree/tools/include/uapi/linux/bpf.h" "$out.tmp/include/linux-bpf.h"
+printf '%s\n' "${patches[@]}" >"$out.tmp/series"
+rm -rf "$out"; mv "$out.tmp" "$out"
+touch "$out/.complete"
+echo "$out"

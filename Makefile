@@ -14,7 +14,8 @@ RST2MAN		?= rst2man
 VERSION		:= 0.1.0
 
 CFLAGS		?= -O2 -g
-WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+		   -Wno-format-truncation
 USER_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DMTHPCTL_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUTPUT)
 

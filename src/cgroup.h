@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* cgroup path validation and lookup, with injectable file-system calls. */
+#ifndef MTHPCTL_CGROUP_H
+#define MTHPCTL_CGROUP_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/types.h>
+
+#define MTHPCTL_CGROUP2_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
+#define MTHPCTL_CGROUP1_MAGIC	0x27e0eb	/* CGROUP_SUPER_MAGIC */
+#define MTHPCTL_BPFFS_MAGIC	0xcafe4a11	/* BPF_FS_MAGIC */
+#define MTHPCTL_TMPFS_MAGIC	0x01021994
+
+/* File-system calls used by validation; tests substitute fakes. */
+struct mthpctl_fsops {
+	int (*stat)(const char *path, struct stat *st);
+	int (*statfs)(const char *path, struct statfs *sfs);
+};
+extern const struct mthpctl_fsops mthpctl_real_fsops;
+
+enum mthpctl_cg_result {
+	MTHPCTL_CG_OK = 0,
+	MTHPCTL_CG_MISSING,	/* does not exist */
+	MTHPCTL_CG_NOT_DIR,
+	MTHPCTL_CG_V1,		/* on a cgroup v1 hierarchy */
+	MTHPCTL_CG_NOT_CGROUP,	/* not on a cgroup file system */
+	MTHPCTL_CG_ERROR,	/* other errno (see errno_out) */
+};
+
+/* Validate that path is a cgroup2 directory; on success *id is its cgroup id
+ * (the directory's inode number). */
+enum mthpctl_cg_result mthpctl_cgroup_check(const char *path,
+					    const struct mthpctl_fsops *ops,
+					    __u64 *id, int *errno_out);
+/* One-line description of a refusal, with the fix. */
+const char *mthpctl_cgroup_strerror(enum mthpctl_cg_result r);
+
+/* Mount point of the first cgroup2 mount in a /proc/self/mountinfo text.
+ * Returns 0 or -ENOENT. Octal escapes (\040) are decoded. */
+int mthpctl_find_mount(const char *mountinfo, const char *fstype,
+		       char *out, size_t len);
+
+/* Is word a whole space-separated word of buf (cgroup.controllers)? */
+int mthpctl_has_word(const char *buf, const char *word);
+
+/* Find the directory under root whose inode is id. 0 or -ENOENT. */
+int mthpctl_cgroup_path_by_id(const char *root, __u64 id, char *out, size_t len);
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+
+void jw_init(struct jw *w, FILE *f, bool pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->pretty = pretty;
+	w->first[0] = true;
+}
+
+static void indent(struct jw *w)
+{
+	int i;
+
+	if (!w->pretty)
+		return;
+	fputc('\n', w->f);
+	for (i = 0; i < w->depth; i++)
+		fputs("  ", w->f);
+}
+
+/* Separator and indentation before a key or a value. */
+static void before_value(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!w->first[w->depth])
+		fputc(',', w->f);
+	w->first[w->depth] = false;
+	if (w->depth > 0)
+		indent(w);
+}
+
+static void open_container(struct jw *w, char c)
+{
+	before_value(w);
+	fputc(c, w->f);
+	if (w->depth < JW_MAX_DEPTH - 1)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+static void close_container(struct jw *w, char c)
+{
+	bool empty = w->first[w->depth];
+
+	if (w->depth > 0)
+		w->depth--;
+	if (!empty)
+		indent(w);
+	fputc(c, w->f);
+	if (w->depth == 0)
+		fputc('\n', w->f);
+}
+
+void jw_obj_open(struct jw *w) { open_container(w, '{'); }
+void jw_obj_close(struct jw *w) { close_container(w, '}'); }
+void jw_arr_open(struct jw *w) { open_container(w, '['); }
+void jw_arr_close(struct jw *w) { close_container(w, ']'); }
+
+static void write_string(struct jw *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', w->f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", w->f); break;
+		case '\\': fputs("\\\\", w->f); break;
+		case '\b': fputs("\\b", w->f); break;
+		case '\f': fputs("\\f", w->f); break;
+		case '\n': fputs("\\n", w->f); break;
+		case '\r': fputs("\\r", w->f); break;
+		case '\t': fputs("\\t", w->f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(w->f, "\\u%04x", *p);
+			else
+				fputc(*p, w->f);
+		}
+	}
+	fputc('"', w->f);
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+	before_value(w);
+	write_string(w, key);
+	fputs(w->pretty ? ": " : ":", w->f);
+	w->after_key = true;
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	if (!s) {
+		jw_null(w);
+		return;
+	}
+	before_value(w);
+	write_string(w, s);
+}
+
+void jw_u64(struct jw *w, __u64 v)
+{
+	before_value(w);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+void jw_s64(struct jw *w, __s64 v)
+{
+	before_value(w);
+	fprintf(w->f, "%lld", (long long)v);
+}
+
+void jw_double(struct jw *w, double v)
+{
+	before_value(w);
+	if (isfinite(v))
+		fprintf(w->f, "%.6g", v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	before_value(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(struct jw *w)
+{
+	before_value(w);
+	fputs("null", w->f);
+}
+
+void jw_kstr(struct jw *w, const char *k, const char *v) { jw_key(w, k); jw_str(w, v); }
+void jw_ku64(struct jw *w, const char *k, __u64 v) { jw_key(w, k); jw_u64(w, v); }
+void jw_ks64(struct jw *w, const char *k, __s64 v) { jw_key(w, k); jw_s64(w, v); }
+void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "parse.h"
+
+/* Leading decimal digits of s into *v; returns the rest, NULL on error. */
+static const char *parse_digits(const char *s, __u64 *v, int *err)
+{
+	__u64 n = 0;
+	const char *p = s;
+
+	*err = -EINVAL;
+	if (!s || *s < '0' || *s > '9')
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = *p - '0';
+
+		if (n > (~0ULL - d) / 10) {
+			*err = -ERANGE;
+			return NULL;
+		}
+		n = n * 10 + d;
+	}
+	*v = n;
+	*err = 0;
+	return p;
+}
+
+static int mul_check(__u64 v, __u64 m, __u64 *out)
+{
+	if (m && v > ~0ULL / m)
+		return -ERANGE;
+	*out = v * m;
+	return 0;
+}
+
+int mthpctl_parse_size(const char *s, __u64 *bytes)
+{
+	static const struct { const char *u; unsigned shift; } units[] = {
+		{ "", 0 }, { "B", 0 },
+		{ "K", 10 }, { "KB", 10 }, { "KiB", 10 },
+		{ "M", 20 }, { "MB", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GB", 30 }, { "GiB", 30 },
+		{ "T", 40 }, { "TB", 40 }, { "TiB", 40 },
+	};
+	const char *rest;
+	__u64 v;
+	int err;
+	size_t i;
+
+	rest = parse_digits(s, &v, &err);
+	if (!rest)
+		return err;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(rest, units[i].u))
+			return mul_check(v, 1ULL << units[i].shift, bytes);
+	return -EINVAL;
+}
+
+int mthpctl_parse_duration(const char *s, __u64 *ns)
+{
+	static const struct { const char *u; __u64 mult; } units[] = {
+		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
+		{ "s", 1000000000ULL }, { "min", 60000000000ULL },
+	};
+	const char *rest;
+	__u64 v;
+	int err;
+	size_t i;
+
+	rest = parse_digits(s, &v, &err);
+	if (!rest)
+		return err;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(rest, units[i].u))
+			return mul_check(v, units[i].mult, ns);
+	return -EINVAL;
+}
+
+char *mthpctl_format_size(__u64 bytes, char *buf, size_t len)
+{
+	static const char sfx[] = "KMGT";
+	int i, best = -1;
+
+	for (i = 0; i < 4 && bytes; i++)
+		if (!(bytes & ((1ULL << (10 * (i + 1))) - 1)))
+			best = i;
+	if (best < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c",
+			 (unsigned long long)(bytes >> (10 * (best + 1))), sfx[best]);
+	return buf;
+}
+
+char *mthpctl_format_duration(__u64 ns, char *buf, size_t len)
+{
+	static const struct { const char *u; __u64 mult; } units[] = {
+		{ "min", 60000000000ULL }, { "s", 1000000000ULL },
+		{ "ms", 1000000ULL }, { "us", 1000ULL },
+	};
+	size_t i;
+
+	for (i = 0; ns && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!(ns % units[i].mult)) {
+			snprintf(buf, len, "%llu%s",
+				 (unsigned long long)(ns / units[i].mult), units[i].u);
+			return buf;
+		}
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+int mthpctl_size_to_order(__u64 size, __u64 page_size)
+{
+	int order;
+
+	if (!page_size || size < page_size || size % page_size)
+		return -EINVAL;
+	for (order = 0; order < 63; order++)
+		if ((page_size << order) == size)
+			return order;
+		else if ((page_size << order) > size || (page_size << order) == 0)
+			break;
+	return -EINVAL;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgroups,totals}
+ *   link     the struct_ops link attaching the policy to the cgroup
+ *   conf     the policy's .rodata map (policy name and parameters)
+ *   cgroups  per-cgroup state and counters (hash map)
+ *   totals   per-policy counters (array map)
+ * While --replace runs, cg-<id>.new and cg-<id>.old exist briefly.
+ */
+#ifndef MTHPCTL_PIN_H
+#define MTHPCTL_PIN_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#define MTHPCTL_BPFFS		"/sys/fs/bpf"
+#define MTHPCTL_PIN_ROOT	MTHPCTL_BPFFS "/mthpctl"
+
+extern const char *const mthpctl_pin_objs[];	/* NULL-terminated */
+
+/* <root>/cg-<id><suffix>; suffix may be NULL. 0 or -ENAMETOOLONG. */
+int mthpctl_pin_dir(const char *root, __u64 id, const char *suffix,
+		    char *out, size_t len);
+/* <dir>/<obj>. 0 or -ENAMETOOLONG/-EINVAL (unknown obj). */
+int mthpctl_pin_path(const char *dir, const char *obj, char *out, size_t len);
+/* "cg-<id>" (canonical decimal, id > 0) -> 0 and *id; else -EINVAL. */
+int mthpctl_pin_parse(const char *name, __u64 *id);
+/* "cg-<id>.<anything>": a leftover of an interrupted operation. */
+int mthpctl_pin_is_leftover(const char *name);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+
+static int parse_u64(const char *s, const char **end, __u64 *v)
+{
+	__u64 n = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (~0ULL - (*p - '0')) / 10)
+			return -ERANGE;
+		n = n * 10 + (*p - '0');
+	}
+	*v = n;
+	*end = p;
+	return 0;
+}
+
+/* "12.34" -> 1234 */
+static int parse_centi(const char *s, const char **end, __u32 *v)
+{
+	__u64 ip, fp = 0;
+	const char *p;
+
+	if (parse_u64(s, &p, &ip) || ip > 100000)
+		return -EINVAL;
+	if (*p == '.') {
+		p++;
+		if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+			return -EINVAL;
+		fp = (p[0] - '0') * 10 + (p[1] - '0');
+		p += 2;
+	}
+	*v = ip * 100 + fp;
+	*end = p;
+	return 0;
+}
+
+static int parse_psi_line(const char *p, struct mthpctl_psi_line *l)
+{
+	static const char *const keys[] = { "avg10=", "avg60=", "avg300=", "total=" };
+	__u32 *avgs[] = { &l->avg10, &l->avg60, &l->avg300 };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		size_t n = strlen(keys[i]);
+
+		if (*p != ' ')
+			return -EINVAL;
+		p++;
+		if (strncmp(p, keys[i], n))
+			return -EINVAL;
+		p += n;
+		if (i < 3 ? parse_centi(p, &p, avgs[i]) : parse_u64(p, &p, &l->total_us))
+			return -EINVAL;
+	}
+	if (*p && *p != '\n')
+		return -EINVAL;
+	l->present = true;
+	return 0;
+}
+
+int mthpctl_parse_psi(const char *buf, struct mthpctl_psi *psi)
+{
+	const char *line = buf;
+
+	memset(psi, 0, sizeof(*psi));
+	while (line && *line) {
+		struct mthpctl_psi_line *l = NULL;
+
+		if (!strncmp(line, "some", 4))
+			l = &psi->some;
+		else if (!strncmp(line, "full", 4))
+			l = &psi->full;
+		if (!l || parse_psi_line(line + 4, l))
+			return -EINVAL;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return psi->some.present || psi->full.present ? 0 : -EINVAL;
+}
+
+int mthpctl_stat_get(const char *buf, const char *key, __u64 *val)
+{
+	size_t n = strlen(key);
+	const char *line = buf;
+
+	while (line && *line) {
+		const char *end;
+
+		if (!strncmp(line, key, n) && line[n] == ' ' &&
+		    !parse_u64(line + n + 1, &end, val) &&
+		    (*end == '\n' || *end == '\0'))
+			return 0;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -ENOENT;
+}
+
+int mthpctl_parse_bracketed(const char *buf, char *out, size_t len)
+{
+	const char *a = strchr(buf, '['), *b;
+
+	if (!a)
+		return -EINVAL;
+	b = strchr(a, ']');
+	if (!b || b == a + 1 || (size_t)(b - a - 1) >= len)
+		return -EINVAL;
+	memcpy(out, a + 1, b - a - 1);
+	out[b - a - 1] = '\0';
+	return 0;
+}
+
+long mthpctl_read_file(const char *path, char *buf, size_t len)
+{
+	size_t off = 0;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < len - 1) {
+		ssize_t r = read(fd, buf + off, len - 1 - off);
+
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			close(fd);
+			return -e;
+		}
+		if (!r)
+			break;
+		off += r;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return off;
+}
+
+int mthpctl_parse_hp_dirname(const char *name, __u64 *size_kb)
+{
+	const char *p;
+
+	if (strncmp(name, "hugepages-", 10))
+		return -EINVAL;
+	if (parse_u64(name + 10, &p, size_kb) || strcmp(p, "kB") || !*size_kb)
+		return -EINVAL;
+	return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct mthpctl_hp_size *x = a, *y = b;
+
+	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	return strcmp(((const struct mthpctl_counter *)a)->name,
+		      ((const struct mthpctl_counter *)b)->name);
+}
+
+static void read_stats(const char *dir, struct mthpctl_hp_size *hp)
+{
+	char path[512], buf[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && hp->nr_stats < sizeof(hp->stats) / sizeof(hp->stats[0])) {
+		struct mthpctl_counter *c = &hp->stats[hp->nr_stats];
+		const char *end;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(c->name))
+			continue;
+		snprintf(path, sizeof(path), "%s/stats/%s", dir, de->d_name);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0 ||
+		    parse_u64(buf, &end, &c->value))
+			continue;
+		strcpy(c->name, de->d_name);
+		hp->nr_stats++;
+	}
+	closedir(d);
+	qsort(hp->stats, hp->nr_stats, sizeof(hp->stats[0]), cmp_counter);
+}
+
+int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
+{
+	struct mthpctl_hp_size *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(base);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char dir[512], path[600], buf[128];
+		struct mthpctl_hp_size *hp;
+		__u64 kb;
+
+		if (mthpctl_parse_hp_dirname(de->d_name, &kb))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		hp = &v[n++];
+		memset(hp, 0, sizeof(*hp));
+		hp->size_kb = kb;
+		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
+		snprintf(path, sizeof(path), "%s/enabled", dir);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
+			hp->has_enabled = true;
+		read_stats(dir, hp);
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_size);
+	*out = v;
+	return (int)n;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Readers and parsers for PSI, memory.stat and THP sysfs files. */
+#ifndef MTHPCTL_SYSFS_H
+#define MTHPCTL_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#define MTHPCTL_THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+struct mthpctl_psi_line {
+	bool present;
+	__u32 avg10, avg60, avg300;	/* in hundredths of a percent */
+	__u64 total_us;
+};
+
+struct mthpctl_psi {
+	struct mthpctl_psi_line some, full;
+};
+
+/* Parse a PSI file ("some avg10=0.00 avg60=... total=N\nfull ..."). At least
+ * one valid line is required. Returns 0 or -EINVAL. */
+int mthpctl_parse_psi(const char *buf, struct mthpctl_psi *psi);
+
+/* Value of "key value" line in a memory.stat style buffer. 0 or -ENOENT. */
+int mthpctl_stat_get(const char *buf, const char *key, __u64 *val);
+
+/* The [selected] word of "always [madvise] never". 0 or -EINVAL. */
+int mthpctl_parse_bracketed(const char *buf, char *out, size_t len);
+
+/* Read a whole (small) file into buf, NUL-terminated. Returns bytes or -errno. */
+long mthpctl_read_file(const char *path, char *buf, size_t len);
+
+struct mthpctl_counter {
+	char name[48];
+	__u64 value;
+};
+
+struct mthpctl_hp_size {
+	__u64 size_kb;
+	bool has_enabled;		/* some directories lack "enabled" */
+	char enabled[16];		/* always, inherit, madvise, never */
+	size_t nr_stats;
+	struct mthpctl_counter stats[32];	/* stats/<name>, sorted by name */
+};
+
+/* Scan base (e.g. MTHPCTL_THP_DIR) for hugepages-<N>kB directories, sorted by
+ * size. *out is malloc'ed. Returns the count or -errno. */
+int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out);
+
+/* "hugepages-2048kB" -> 2048; -EINVAL when the name does not match. */
+int mthpctl_parse_hp_dirname(const char *name, __u64 *size_kb);
+
+#endif

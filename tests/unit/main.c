@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Runs every group; each prints cmocka's summary. Exit status: failures. */
+#include "tests.h"
+
+int main(void)
+{
+	int failed = 0;
+
+	failed += run_parse_tests();
+	failed += run_json_tests();
+	failed += run_sysfs_tests();
+	failed += run_cgroup_tests();
+	failed += run_pin_tests();
+	failed += run_policy_tests();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tests.h"
+#include "cgroup.h"
+
+/* A fake file system: a few paths with their type and file-system magic. */
+static const struct fake {
+	const char *path;
+	mode_t mode;
+	unsigned long magic;
+	ino_t ino;
+} fakes[] = {
+	{ "/sys/fs/cgroup", S_IFDIR, MTHPCTL_CGROUP2_MAGIC, 1 },
+	{ "/sys/fs/cgroup/redis", S_IFDIR, MTHPCTL_CGROUP2_MAGIC, 4242 },
+	{ "/sys/fs/cgroup/redis/memory.max", S_IFREG, MTHPCTL_CGROUP2_MAGIC, 4243 },
+	{ "/sys/fs/cgroup/memory/app", S_IFDIR, MTHPCTL_CGROUP1_MAGIC, 77 },
+	{ "/tmp", S_IFDIR, MTHPCTL_TMPFS_MAGIC, 99 },
+	{ "/sys/fs/cgroup/secret", S_IFDIR, MTHPCTL_CGROUP2_MAGIC, 5 },
+};
+
+static const struct fake *find(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fakes) / sizeof(fakes[0]); i++)
+		if (!strcmp(fakes[i].path, path))
+			return &fakes[i];
+	return NULL;
+}
+
+static int fake_stat(const char *path, struct stat *st)
+{
+	const struct fake *f = find(path);
+
+	if (!f) {
+		errno = ENOENT;
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	st->st_mode = f->mode;
+	st->st_ino = f->ino;
+	return 0;
+}
+
+static int fake_statfs(const char *path, struct statfs *s)
+{
+	const struct fake *f = find(path);
+
+	if (!strcmp(path, "/sys/fs/cgroup/secret")) {
+		errno = EACCES;
+		return -1;
+	}
+	memset(s, 0, sizeof(*s));
+	s->f_type = f->magic;
+	return 0;
+}
+
+static const struct mthpctl_fsops fake_ops = { fake_stat, fake_statfs };
+
+static void check_paths(void **state)
+{
+	__u64 id = 0;
+	int e;
+
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/redis", &fake_ops, &id, &e), MTHPCTL_CG_OK);
+	assert_true(id == 4242);
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup", &fake_ops, &id, &e), MTHPCTL_CG_OK);
+	assert_true(id == 1);
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/nope", &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
+	assert_int_equal(e, ENOENT);
+	assert_int_equal(mthpctl_cgroup_check("", &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
+	assert_int_equal(mthpctl_cgroup_check(NULL, &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/redis/memory.max", &fake_ops, &id, &e), MTHPCTL_CG_NOT_DIR);
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/memory/app", &fake_ops, &id, &e), MTHPCTL_CG_V1);
+	assert_int_equal(mthpctl_cgroup_check("/tmp", &fake_ops, &id, &e), MTHPCTL_CG_NOT_CGROUP);
+	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/secret", &fake_ops, &id, &e), MTHPCTL_CG_ERROR);
+	assert_int_equal(e, EACCES);
+	assert_non_null(strstr(mthpctl_cgroup_strerror(MTHPCTL_CG_V1), "cgroup2"));
+}
+
+static void real_fs(void **state)
+{
+	__u64 id;
+	int e;
+
+	/* /proc is neither cgroup v1 nor v2 */
+	assert_int_equal(mthpctl_cgroup_check("/proc", &mthpctl_real_fsops, &id, &e), MTHPCTL_CG_NOT_CGROUP);
+	assert_int_equal(mthpctl_cgroup_check("/proc/self/stat", &mthpctl_real_fsops, &id, &e), MTHPCTL_CG_NOT_DIR);
+}
+
+static const char mountinfo[] =
+	"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+	"25 22 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+	"26 25 0:23 / /sys/fs/cgroup ro shared:8 - tmpfs tmpfs ro,mode=755\n"
+	"27 26 0:24 / /sys/fs/cgroup/unified rw shared:9 - cgroup2x cgroup2 rw\n"
+	"28 26 0:25 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory\n"
+	"29 26 0:26 / /sys/fs/cgroup/my\\040unified rw shared:11 - cgroup2 cgroup2 rw,nsdelegate\n"
+	"30 25 0:27 / /sys/fs/bpf rw shared:12 - bpf bpf rw\n";
+
+static void mounts(void **state)
+{
+	char out[256];
+
+	assert_int_equal(mthpctl_find_mount(mountinfo, "cgroup2", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/my unified");
+	assert_int_equal(mthpctl_find_mount(mountinfo, "bpf", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/bpf");
+	assert_int_equal(mthpctl_find_mount(mountinfo, "cgroup", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/memory");
+	assert_int_equal(mthpctl_find_mount(mountinfo, "xfs", out, sizeof(out)), -ENOENT);
+	assert_int_equal(mthpctl_find_mount("", "cgroup2", out, sizeof(out)), -ENOENT);
+	assert_int_equal(mthpctl_find_mount("garbage line\n", "cgroup2", out, sizeof(out)), -ENOENT);
+}
+
+static void words(void **state)
+{
+	assert_true(mthpctl_has_word("cpuset cpu io memory hugetlb pids\n", "memory"));
+	assert_true(mthpctl_has_word("memory", "memory"));
+	assert_false(mthpctl_has_word("cpuset cpu io hugetlb pids\n", "memory"));
+	assert_false(mthpctl_has_word("nomemory memoryx", "memory"));
+	assert_false(mthpctl_has_word("", "memory"));
+}
+
+static void path_by_id(void **state)
+{
+	char base[] = "/tmp/mthpctl-cg-XXXXXX", d[512], out[512];
+	struct stat st;
+
+	assert_non_null(mkdtemp(base));
+	snprintf(d, sizeof(d), "%s/a", base); assert_int_equal(mkdir(d, 0755), 0);
+	snprintf(d, sizeof(d), "%s/a/b", base); assert_int_equal(mkdir(d, 0755), 0);
+	assert_int_equal(stat(d, &st), 0);
+	assert_int_equal(mthpctl_cgroup_path_by_id(base, st.st_ino, out, sizeof(out)), 0);
+	assert_string_equal(out, d);
+	assert_int_equal(mthpctl_cgroup_path_by_id(base, 1, out, sizeof(out)), -ENOENT);
+	assert_int_equal(mthpctl_cgroup_path_by_id(base, st.st_ino, out, 4), -ENAMETOOLONG);
+	rmdir(d);
+	snprintf(d, sizeof(d), "%s/a", base); rmdir(d);
+	rmdir(base);
+}
+
+int run_cgroup_tests(void)
+{
+	const struct CMUnitTest t[] = {
+		cmocka_unit_test(check_paths), cmocka_unit_test(real_fs),
+		cmocka_unit_test(mounts), cmocka_unit_test(words),
+		cmocka_unit_test(path_by_id),
+	};
+	return cmocka_run_group_tests_name("cgroup", t, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The decision logic shared with the BPF program. */
+#include <string.h>
+#include "tests.h"
+#include "mthp_policy.h"
+
+#define MS 1000000ULL
+#define S 1000000000ULL
+#define MB (1ULL << 20)
+#define ALL_ANON 0x3fcULL	/* orders 2..9 as the kernel offers them */
+
+static const struct mthpctl_params auto_p = {
+	.magic = MTHPCTL_PARAMS_MAGIC, .policy = MTHPCTL_POLICY_AUTO,
+	.max_order = MTHPCTL_NO_CAP, .window_ns = S, .threshold_ns = 100 * MS,
+	.min_usage = 16 * MB,
+};
+
+/* Sample at time t (s) with cumulative stall (ms) and usage (MB). */
+static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
+		  __u64 t_ms, __u64 stall_ms, __u64 usage_mb)
+{
+	struct mthpctl_sample x = {
+		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
+	};
+	return mthpctl_update(p, s, &x);
+}
+
+static __u64 fault(const struct mthpctl_params *p, const struct mthpctl_state *s,
+		   __u32 tva, __u32 *reason)
+{
+	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, reason);
+}
+
+static void no_sample_is_4k(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	assert_int_equal(mthpctl_restriction(&s), MTHPCTL_REASON_NO_SAMPLE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_NO_SAMPLE);
+	/* MADV_COLLAPSE is never refused by auto */
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+}
+
+static void first_sample_usage_rule(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	/* big enough, no rate yet: allowed */
+	assert_int_equal(feed(&auto_p, &s, 1000, 5000, 64), MTHPCTL_REASON_NONE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	assert_true(s.stall_rate_ns == 0);
+	/* a small cgroup: 4K */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(feed(&auto_p, &s, 1000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	/* exactly the minimum is enough */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(feed(&auto_p, &s, 1000, 0, 16), MTHPCTL_REASON_NONE);
+}
+
+static void pressure_threshold(void **state)
+{
+	struct mthpctl_state s = {};
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	/* 99 ms in 1 s: below */
+	assert_int_equal(feed(&auto_p, &s, 2000, 99, 64), MTHPCTL_REASON_NONE);
+	assert_true(s.stall_rate_ns == 99 * MS);
+	/* 100 ms in 1 s: at threshold = pressure */
+	assert_int_equal(feed(&auto_p, &s, 3000, 199, 64), MTHPCTL_REASON_PRESSURE);
+	/* rate is normalised to the window: 200 ms over 2 s = 100 ms/s */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 64);
+	assert_int_equal(feed(&auto_p, &s, 3000, 200, 64), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.stall_rate_ns == 100 * MS);
+}
+
+static void pressure_hysteresis(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	assert_int_equal(feed(&auto_p, &s, 2000, 300, 64), MTHPCTL_REASON_PRESSURE);
+	/* still >= threshold/2 (50 ms): stays */
+	assert_int_equal(feed(&auto_p, &s, 3000, 360, 64), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(feed(&auto_p, &s, 4000, 410, 64), MTHPCTL_REASON_PRESSURE);
+	/* below 50 ms: ends, within one window of the pressure ending */
+	assert_int_equal(feed(&auto_p, &s, 5000, 459, 64), MTHPCTL_REASON_NONE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	/* and 60 ms does not re-enter (needs 100 ms) */
+	assert_int_equal(feed(&auto_p, &s, 6000, 519, 64), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed(&auto_p, &s, 7000, 619, 64), MTHPCTL_REASON_PRESSURE);
+}
+
+static void usage_hysteresis(void **state)
+{
+	struct mthpctl_state s = {};
+
+	assert_int_equal(feed(&auto_p, &s, 1000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
+	/* 16 MB..20 MB is the band: still 4K when coming from below */
+	assert_int_equal(feed(&auto_p, &s, 2000, 0, 16), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 19), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 4000, 0, 20), MTHPCTL_REASON_NONE);
+	/* going down: allowed until below 16 MB */
+	assert_int_equal(feed(&auto_p, &s, 5000, 0, 16), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed(&auto_p, &s, 6000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
+}
+
+static void pressure_wins_over_usage(void **state)
+{
+	struct mthpctl_state s = {};
+
+	feed(&auto_p, &s, 1000, 0, 8);
+	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(feed(&auto_p, &s, 3000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 4000, 500, 64), MTHPCTL_REASON_NONE);
+}
+
+static void tva_rules(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	feed(&auto_p, &s, 2000, 500, 64);	/* pressure */
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_SMAPS, &r) == 0);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_OTHER, &r) == 0);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	feed(&auto_p, &s, 3000, 500, 64);	/* pressure over */
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+}
+
+static void auto_with_cap(void **state)
+{
+	struct mthpctl_params p = auto_p;
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	p.max_order = 4;	/* 64K */
+	feed(&p, &s, 1000, 0, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x1c);
+	assert_int_equal(r, MTHPCTL_REASON_CAP);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0x1c);
+	/* nothing above the cap offered: not a fallback */
+	assert_true(mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0x1c, &r) & 0x1c);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+}
+
+static void fixed_and_never(void **state)
+{
+	struct mthpctl_params p = auto_p;
+	struct mthpctl_state s = {};	/* never sampled: irrelevant for fixed */
+	__u32 r;
+
+	p.policy = MTHPCTL_POLICY_FIXED;
+	p.max_order = 9;
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	p.max_order = 2;
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x4);
+	assert_int_equal(r, MTHPCTL_REASON_CAP);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0x4);
+	p.max_order = 0;
+	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
+	p.policy = MTHPCTL_POLICY_NEVER;
+	p.max_order = MTHPCTL_NO_CAP;
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_CAP);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0);
+	/* nothing offered: nothing fell back */
+	mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0, &r);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+}
+
+static void unknown_rates(void **state)
+{
+	struct mthpctl_state s = {};
+	struct mthpctl_sample x = { .now_ns = 2 * S, .usage = 64 * MB,
+				    .flags = MTHPCTL_SAMPLE_USAGE };
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	feed(&auto_p, &s, 2000, 500, 64);	/* pressure */
+	/* time did not advance: state kept */
+	assert_int_equal(feed(&auto_p, &s, 2000, 900, 64), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(s.nr_samples, 2);
+	/* PSI disappears (psi=0): no evidence of pressure */
+	x.now_ns = 3 * S;
+	assert_int_equal(mthpctl_update(&auto_p, &s, &x), MTHPCTL_REASON_NONE);
+	/* next sample has PSI again but no valid previous stall: no rate yet */
+	assert_int_equal(feed(&auto_p, &s, 4000, 5000, 64), MTHPCTL_REASON_NONE);
+	/* stall counter going backwards (reset): no rate */
+	assert_int_equal(feed(&auto_p, &s, 5000, 10, 64), MTHPCTL_REASON_NONE);
+	/* no memcg: usage rule off */
+	memset(&s, 0, sizeof(s));
+	x.flags = MTHPCTL_SAMPLE_STALL;
+	x.usage = 0;
+	assert_int_equal(mthpctl_update(&auto_p, &s, &x), MTHPCTL_REASON_NONE);
+	/* min_usage 0 disables the rule */
+	{
+		struct mthpctl_params p = auto_p;
+
+		p.min_usage = 0;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(feed(&p, &s, 1000, 0, 0), MTHPCTL_REASON_NONE);
+	}
+}
+
+static void rate_scaling(void **state)
+{
+	assert_true(mthpctl_scale_rate(100, 1000, 1000) == 100);
+	assert_true(mthpctl_scale_rate(0, 1000, 1000) == 0);
+	assert_true(mthpctl_scale_rate(5, 0, 1000) == ~0ULL);
+	assert_true(mthpctl_scale_rate(5, 10, 0) == 0);
+	/* 10 hours of stall over 20 hours, 60 s window: no overflow */
+	assert_true(mthpctl_scale_rate(36000 * S, 72000 * S, 60 * S) == 30 * S);
+	/* huge values keep the ratio approximately */
+	{
+		__u64 r = mthpctl_scale_rate(~0ULL / 2, ~0ULL, 1000 * S);
+
+		assert_true(r > 499 * S && r <= 500 * S);
+	}
+	assert_true(mthpctl_cap_mask(0) == 1);
+	assert_true(mthpctl_cap_mask(9) == 0x3ff);
+	assert_true(mthpctl_cap_mask(62) == 0x7fffffffffffffffULL);
+	assert_true(mthpctl_cap_mask(MTHPCTL_NO_CAP) == ~0ULL);
+}
+
+int run_policy_tests(void)
+{
+	const struct CMUnitTest t[] = {
+		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
+		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_hysteresis),
+		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(pressure_wins_over_usage),
+		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
+		cmocka_unit_test(fixed_and_never), cmocka_unit_test(unknown_rates),
+		cmocka_unit_test(rate_scaling),
+	};
+	return cmocka_run_group_tests_name("policy", t, NULL, NULL);
+}

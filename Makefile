@@ -81,7 +81,12 @@ $(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
-$(SKEL): $(OUTPUT)/mthp.bpf.o
+# `gen object` links the object and drops DWARF: a smaller skeleton.
+$(OUTPUT)/mthp.lbpf.o: $(OUTPUT)/mthp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(SKEL): $(OUTPUT)/mthp.lbpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name mthp_bpf > $@.tmp && mv $@.tmp $@
 

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* mthpctl detach: detach the link, remove the pins. */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "cgroup.h"
+#include "mthpctl.h"
+#include "pin.h"
+
+struct detach_args {
+	const char *cgroup;
+	bool all;
+};
+
+static const struct argp_option options[] = {
+	{ "cgroup", 'c', "PATH", 0, "cgroup2 directory whose policy to detach", 0 },
+	{ "all", 'a', NULL, 0, "detach every policy mthpctl attached", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct detach_args *a = state->input;
+
+	switch (key) {
+	case 'c': a->cgroup = arg; break;
+	case 'a': a->all = true; break;
+	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"Detach a cgroup's policy and remove its pins; the cgroup returns to the "
+	"global THP settings."
+	"\v"
+	"Examples:\n"
+	"  mthpctl detach --cgroup /sys/fs/cgroup/redis\n"
+	"  mthpctl detach --all";
+
+static const struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+
+/* Detach the link pinned in dir (if any) and remove the pins. */
+static int detach_dir(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	mthpctl_pin_path(dir, "link", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		/* detach now even if someone else holds the link open */
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	return mthpctl_rm_pin_dir(dir);
+}
+
+static int detach_all(void)
+{
+	char dir[4096];
+	struct dirent *de;
+	int n = 0, failed = 0, err;
+	DIR *d;
+
+	d = opendir(MTHPCTL_PIN_ROOT);
+	if (d) {
+		while ((de = readdir(d))) {
+			__u64 id;
+			bool main = !mthpctl_pin_parse(de->d_name, &id);
+
+			if (!main && !mthpctl_pin_is_leftover(de->d_name))
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
+			err = detach_dir(dir);
+			if (err) {
+				failed++;
+				if (!g.json)
+					fprintf(stderr, "mthpctl: cannot remove %s: %s\n", dir, strerror(-err));
+			} else if (main) {
+				n++;
+			}
+		}
+		closedir(d);
+	}
+	if (failed)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "%d pin directories under %s could not be removed",
+				     failed, MTHPCTL_PIN_ROOT);
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		jw_kstr(&g.jw, "action", "detached");
+		jw_ku64(&g.jw, "count", n);
+		jw_obj_close(&g.jw);
+	} else {
+		printf("detached %d %s\n", n, n == 1 ? "policy" : "policies");
+	}
+	return MTHPCTL_EXIT_OK;
+}
+
+static int detach_one(const char *cgroup)
+{
+	enum mthpctl_cg_result cr;
+	char dir[4096];
+	__u64 id;
+	int e, err;
+
+	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, &id, &e);
+	if (cr != MTHPCTL_CG_OK)
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s %s%s", cgroup,
+				     cr == MTHPCTL_CG_ERROR ? strerror(e) : mthpctl_cgroup_strerror(cr),
+				     cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
+	if (access(dir, F_OK))
+		return mthpctl_error(MTHPCTL_EXIT_STATE, "%s has no policy attached by mthpctl (see mthpctl status)",
+				     cgroup);
+	err = detach_dir(dir);
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, ".new", dir, sizeof(dir));
+	detach_dir(dir);
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, ".old", dir, sizeof(dir));
+	detach_dir(dir);
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		jw_kstr(&g.jw, "action", "detached");
+		jw_kstr(&g.jw, "cgroup", cgroup);
+		jw_ku64(&g.jw, "cgroup_id", id);
+		jw_obj_close(&g.jw);
+	} else {
+		printf("detached the policy of %s (cgroup id %llu)\n", cgroup, (unsigned long long)id);
+	}
+	return MTHPCTL_EXIT_OK;
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	struct detach_args a = {};
+	int ret;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (!a.all == !a.cgroup)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "give either --cgroup PATH or --all");
+	ret = mthpctl_check_caps();
+	if (ret)
+		return ret;
+	ret = mthpctl_check_bpffs();
+	if (ret)
+		return ret;
+	return a.all ? detach_all() : detach_one(a.cgroup);
+}

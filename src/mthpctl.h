@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef MTHPCTL_H
+#define MTHPCTL_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "json.h"
+#include "mthp_policy.h"
+
+/* Exit codes, documented in mthpctl(8). */
+enum {
+	MTHPCTL_EXIT_OK = 0,
+	MTHPCTL_EXIT_USAGE = 1,		/* bad command line or option value */
+	MTHPCTL_EXIT_PERM = 2,		/* not root / missing capability */
+	MTHPCTL_EXIT_UNSUPPORTED = 3,	/* kernel lacks bpf_mthp_ops / BTF */
+	MTHPCTL_EXIT_CGROUP = 4,	/* cgroup path missing/invalid */
+	MTHPCTL_EXIT_STATE = 5,		/* already attached / not attached */
+	MTHPCTL_EXIT_BPFFS = 6,		/* bpffs not mounted */
+	MTHPCTL_EXIT_FAIL = 7,		/* load/attach/pin failed otherwise */
+};
+
+struct mthpctl_global {
+	bool json, pretty, verbose;
+	struct jw jw;
+};
+extern struct mthpctl_global g;
+extern const struct argp mthpctl_global_argp;
+
+/* Print a one-line error (text on stderr, {"error": ...} on stdout with -j);
+ * returns code. */
+int mthpctl_error(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void mthpctl_json_begin(void);	/* jw on stdout with -p honoured */
+
+/* Parameters as text ("auto (window 1s, threshold 100ms, min-usage 16M)"). */
+char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len);
+void mthpctl_params_json(struct jw *w, const struct mthpctl_params *p);
+const char *mthpctl_policy_name(__u32 policy);
+const char *mthpctl_reason_name(__u32 reason);
+const char *mthpctl_tva_name(__u32 tva);
+
+/* bpfutil.c */
+struct mthpctl_kernel {
+	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
+	bool mthp_ops;		/* struct bpf_mthp_ops */
+	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
+	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
+	bool wq;		/* bpf_wq_start */
+};
+void mthpctl_probe_kernel(struct mthpctl_kernel *k);
+int mthpctl_check_caps(void);		/* 0 or MTHPCTL_EXIT_PERM (prints) */
+int mthpctl_check_bpffs(void);		/* 0 or MTHPCTL_EXIT_BPFFS (prints) */
+void mthpctl_libbpf_setup(void);
+__u64 mthpctl_page_size(void);
+
+struct mthpctl_link {
+	__u32 id, type, map_id;
+	__u64 cgroup_id;
+};
+int mthpctl_link_query(int fd, struct mthpctl_link *l);	/* 0 or -errno */
+/* Remove a pin directory and the objects mthpctl puts in it. 0 or -errno. */
+int mthpctl_rm_pin_dir(const char *dir);
+int mthpctl_ensure_pin_root(void);
+
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+#endif

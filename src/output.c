@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "mthpctl.h"
+#include "parse.h"
+
+struct mthpctl_global g;
+
+void mthpctl_json_begin(void)
+{
+	jw_init(&g.jw, stdout, g.pretty);
+}
+
+int mthpctl_error(int code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (g.json) {
+		struct jw w;
+
+		jw_init(&w, stdout, g.pretty);
+		jw_obj_open(&w);
+		jw_kstr(&w, "error", msg);
+		jw_ku64(&w, "exit_code", code);
+		jw_obj_close(&w);
+		fflush(stdout);
+	} else {
+		fprintf(stderr, "mthpctl: error: %s\n", msg);
+	}
+	return code;
+}
+
+const char *mthpctl_policy_name(__u32 policy)
+{
+	switch (policy) {
+	case MTHPCTL_POLICY_AUTO: return "auto";
+	case MTHPCTL_POLICY_FIXED: return "fixed";
+	case MTHPCTL_POLICY_NEVER: return "never";
+	default: return "unknown";
+	}
+}
+
+const char *mthpctl_reason_name(__u32 reason)
+{
+	static const char *const n[MTHPCTL_NR_REASON] = {
+		"none", "pressure", "low-usage", "no-sample", "cap",
+	};
+	return reason < MTHPCTL_NR_REASON ? n[reason] : "unknown";
+}
+
+const char *mthpctl_tva_name(__u32 tva)
+{
+	static const char *const n[MTHPCTL_NR_TVA] = {
+		"smaps", "pagefault", "khugepaged", "madv_collapse", "other",
+	};
+	return tva < MTHPCTL_NR_TVA ? n[tva] : "unknown";
+}
+
+static const char *cap_str(__u32 max_order, char *buf, size_t len)
+{
+	return mthpctl_format_size(mthpctl_page_size() << max_order, buf, len);
+}
+
+char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len)
+{
+	char a[32], b[32], c[32], d[32];
+
+	switch (p->policy) {
+	case MTHPCTL_POLICY_AUTO:
+		snprintf(buf, len, "auto (window %s, threshold %s, min-usage %s%s%s)",
+			 mthpctl_format_duration(p->window_ns, a, sizeof(a)),
+			 mthpctl_format_duration(p->threshold_ns, b, sizeof(b)),
+			 mthpctl_format_size(p->min_usage, c, sizeof(c)),
+			 p->max_order < MTHPCTL_NO_CAP ? ", max-size " : "",
+			 p->max_order < MTHPCTL_NO_CAP ? cap_str(p->max_order, d, sizeof(d)) : "");
+		break;
+	case MTHPCTL_POLICY_FIXED:
+		snprintf(buf, len, "fixed (max-size %s)", cap_str(p->max_order, d, sizeof(d)));
+		break;
+	default:
+		snprintf(buf, len, "%s", mthpctl_policy_name(p->policy));
+	}
+	return buf;
+}
+
+void mthpctl_params_json(struct jw *w, const struct mthpctl_params *p)
+{
+	jw_kstr(w, "policy", mthpctl_policy_name(p->policy));
+	jw_key(w, "params");
+	jw_obj_open(w);
+	if (p->policy == MTHPCTL_POLICY_AUTO) {
+		jw_ku64(w, "window_ns", p->window_ns);
+		jw_ku64(w, "threshold_ns", p->threshold_ns);
+		jw_ku64(w, "min_usage_bytes", p->min_usage);
+	}
+	if (p->policy != MTHPCTL_POLICY_NEVER) {
+		jw_key(w, "max_size_bytes");
+		if (p->max_order < MTHPCTL_NO_CAP)
+			jw_u64(w, mthpctl_page_size() << p->max_order);
+		else
+			jw_null(w);
+	}
+	jw_obj_close(w);
+}

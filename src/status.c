@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* mthpctl status: kernel support, global THP settings, attached policies. */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "cgroup.h"
+#include "mthp_stats.h"
+#include "mthpctl.h"
+#include "parse.h"
+#include "pin.h"
+#include "sysfs.h"
+
+struct status_args {
+	const char *cgroup;
+};
+
+static const struct argp_option options[] = {
+	{ "cgroup", 'c', "PATH", 0, "show only the policy of this cgroup", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct status_args *a = state->input;
+
+	switch (key) {
+	case 'c': a->cgroup = arg; break;
+	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"Show kernel support, the global per-size THP settings and counters, and "
+	"every cgroup with a policy: parameters, link, pins, what it allows now, "
+	"memory stall, anon+shmem usage and fallback counters."
+	"\v"
+	"Examples:\n"
+	"  mthpctl status\n"
+	"  mthpctl status --cgroup /sys/fs/cgroup/redis --pretty";
+
+static const struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+
+struct env {
+	struct mthpctl_kernel k;
+	bool psi, memcg, bpffs, root;
+	char cg2[4096];
+	struct mthpctl_hp_size *hp;
+	int nr_hp;
+	char thp_enabled[16], thp_defrag[16];
+};
+
+static void gather_env(struct env *e)
+{
+	static char buf[65536];
+	struct mthpctl_psi psi;
+	char path[4200];
+
+	memset(e, 0, sizeof(*e));
+	mthpctl_probe_kernel(&e->k);
+	e->psi = mthpctl_read_file("/proc/pressure/memory", buf, sizeof(buf)) > 0 &&
+		 !mthpctl_parse_psi(buf, &psi);
+	if (mthpctl_read_file("/proc/self/mountinfo", buf, sizeof(buf)) > 0) {
+		mthpctl_find_mount(buf, "cgroup2", e->cg2, sizeof(e->cg2));
+		{
+			char bpf[256];
+
+			e->bpffs = !mthpctl_find_mount(buf, "bpf", bpf, sizeof(bpf));
+		}
+	}
+	if (e->cg2[0]) {
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", e->cg2);
+		e->memcg = mthpctl_read_file(path, buf, sizeof(buf)) >= 0 &&
+			   mthpctl_has_word(buf, "memory");
+	}
+	e->root = geteuid() == 0;
+	e->nr_hp = mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp);
+	if (e->nr_hp < 0)
+		e->nr_hp = 0;
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, 256) > 0)
+		mthpctl_parse_bracketed(buf, e->thp_enabled, sizeof(e->thp_enabled));
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/defrag", buf, 256) > 0)
+		mthpctl_parse_bracketed(buf, e->thp_defrag, sizeof(e->thp_defrag));
+}
+
+static const char *yesno(bool b) { return b ? "yes" : "no"; }
+
+static void print_env(const struct env *e)
+{
+	struct jw *w = &g.jw;
+	int i;
+	size_t j;
+
+	if (g.json) {
+		jw_key(w, "kernel");
+		jw_obj_open(w);
+		jw_kbool(w, "btf", e->k.btf);
+		jw_kbool(w, "bpf_mthp_ops", e->k.mthp_ops);
+		jw_kbool(w, "psi_kfunc", e->k.psi_kfunc);
+		jw_kbool(w, "memcg_kfuncs", e->k.memcg_kfuncs);
+		jw_kbool(w, "bpf_wq", e->k.wq);
+		jw_kbool(w, "psi", e->psi);
+		jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
+		jw_kbool(w, "memory_controller", e->memcg);
+		jw_kbool(w, "bpffs", e->bpffs);
+		jw_obj_close(w);
+		jw_key(w, "thp");
+		jw_obj_open(w);
+		jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
+		jw_kstr(w, "defrag", e->thp_defrag[0] ? e->thp_defrag : NULL);
+		jw_key(w, "sizes");
+		jw_arr_open(w);
+		for (i = 0; i < e->nr_hp; i++) {
+			jw_obj_open(w);
+			jw_ku64(w, "size_kb", e->hp[i].size_kb);
+			jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
+			jw_key(w, "stats");
+			jw_obj_open(w);
+			for (j = 0; j < e->hp[i].nr_stats; j++)
+				jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
+			jw_obj_close(w);
+			jw_obj_close(w);
+		}
+		jw_arr_close(w);
+		jw_obj_close(w);
+		return;
+	}
+	printf("kernel:\n");
+	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.mthp_ops),
+	       e->k.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
+	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.psi_kfunc),
+	       yesno(e->k.memcg_kfuncs), yesno(e->k.wq));
+	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
+	printf("  cgroup2:            %s (memory controller: %s)\n",
+	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));
+	printf("  bpffs:              %s\n", e->bpffs ? "mounted" : "not mounted");
+	printf("global THP settings (%s): enabled %s, defrag %s\n", MTHPCTL_THP_DIR,
+	       e->thp_enabled[0] ? e->thp_enabled : "-", e->thp_defrag[0] ? e->thp_defrag : "-");
+	if (e->nr_hp)
+		printf("  %-8s %-8s %16s %19s\n", "size", "enabled", "anon_fault_alloc",
+		       "anon_fault_fallback");
+	for (i = 0; i < e->nr_hp; i++) {
+		char sz[32], a[24] = "-", f[24] = "-";
+
+		for (j = 0; j < e->hp[i].nr_stats; j++) {
+			if (!strcmp(e->hp[i].stats[j].name, "anon_fault_alloc"))
+				snprintf(a, sizeof(a), "%llu", (unsigned long long)e->hp[i].stats[j].value);
+			if (!strcmp(e->hp[i].stats[j].name, "anon_fault_fallback"))
+				snprintf(f, sizeof(f), "%llu", (unsigned long long)e->hp[i].stats[j].value);
+		}
+		printf("  %-8s %-8s %16s %19s\n", mthpctl_format_size(e->hp[i].size_kb << 10, sz, sizeof(sz)),
+		       e->hp[i].has_enabled ? e->hp[i].enabled : "-", a, f);
+	}
+}
+
+/* The pinned objects of one policy. */
+struct policy {
+	__u64 id;
+	char dir[4096], cgroup[4096];
+	bool cgroup_found, link_ok, attached, have_params, have_entry, have_totals;
+	struct mthpctl_link link;
+	struct mthpctl_params params;
+	struct mthpctl_cg_entry entry;
+	struct mthpctl_totals totals;
+	__u64 tracked;
+	bool live_psi, live_usage;
+	struct mthpctl_psi psi;
+	__u64 usage;
+};
+
+static int open_pin(const char *dir, const char *obj)
+{
+	char path[4200];
+
+	mthpctl_pin_path(dir, obj, path, sizeof(path));
+	return bpf_obj_get(path);
+}
+
+static bool read_value(int fd, const void *key, void *val, size_t len)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+	char buf[4096];
+
+	if (fd < 0 || bpf_map_get_info_by_fd(fd, &info, &ilen) ||
+	    info.value_size < len || info.value_size > sizeof(buf) ||
+	    bpf_map_lookup_elem(fd, key, buf))
+		return false;
+	memcpy(val, buf, len);
+	return true;
+}
+
+static void gather_policy(const struct env *e, struct policy *p)
+{
+	static char buf[65536];
+	__u64 key, next, *prev = NULL;
+	char path[8300];
+	__u32 zero = 0;
+	int fd;
+
+	if (e->cg2[0])
+		p->cgroup_found = !mthpctl_cgroup_path_by_id(e->cg2, p->id, p->cgroup, sizeof(p->cgroup));
+	fd = open_pin(p->dir, "link");
+	if (fd >= 0) {
+		p->link_ok = !mthpctl_link_query(fd, &p->link);
+		p->attached = p->link_ok && p->link.map_id && p->link.cgroup_id == p->id;
+		close(fd);
+	}
+	fd = open_pin(p->dir, "conf");
+	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
+			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
+	if (fd >= 0)
+		close(fd);
+	fd = open_pin(p->dir, "totals");
+	p->have_totals = read_value(fd, &zero, &p->totals, sizeof(p->totals));
+	if (fd >= 0)
+		close(fd);
+	fd = open_pin(p->dir, "cgroups");
+	if (fd >= 0) {
+		p->have_entry = read_value(fd, &p->id, &p->entry, sizeof(p->entry));
+		while (!bpf_map_get_next_key(fd, prev, &next) && p->tracked < 1000000) {
+			p->tracked++;
+			key = next;
+			prev = &key;
+		}
+		close(fd);
+	}
+	if (p->cgroup_found) {
+		snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
+		p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+			      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
+		snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
+			__u64 anon, shmem;
+
+			p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
+					!mthpctl_stat_get(buf, "shmem", &shmem);
+			p->usage = anon + shmem;
+		}
+	}
+}
+
+/* Sizes the policy allows now for page faults, among the sizes in sysfs. */
+static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
+{
+	__u64 offered = 0, ps = mthpctl_page_size();
+	int i, order;
+
+	for (i = 0; i < e->nr_hp; i++) {
+		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
+		if (order > 0 && order < 64)
+			offered |= 1ULL << order;
+	}
+	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
+					offered, reason);
+}
+
+static char *sizes_str(__u64 mask, char *buf, size_t len)
+{
+	__u64 ps = mthpctl_page_size();
+	size_t off = 0;
+	char sz[32];
+	int o;
+
+	buf[0] = '\0';
+	if (!mask) {
+		snprintf(buf, len, "4K only");
+		return buf;
+	}
+	for (o = 1; o < 64 && off < len; o++)
+		if (mask & (1ULL << o))
+			off += snprintf(buf + off, len - off, "%s%s", off ? " " : "4K ",
+					mthpctl_format_size(ps << o, sz, sizeof(sz)));
+	return buf;
+}
+
+static void counters_json(struct jw *w, const struct mthpctl_counters *c)
+{
+	__u32 r, t;
+
+	jw_key(w, "calls");
+	jw_obj_open(w);
+	for (t = 0; t < MTHPCTL_NR_TVA; t++)
+		jw_ku64(w, mthpctl_tva_name(t), c->calls[t]);
+	jw_obj_close(w);
+	jw_key(w, "fallbacks");
+	jw_obj_open(w);
+	for (r = 1; r < MTHPCTL_NR_REASON; r++) {
+		jw_key(w, mthpctl_reason_name(r));
+		jw_obj_open(w);
+		for (t = 0; t < MTHPCTL_NR_TVA; t++)
+			jw_ku64(w, mthpctl_tva_name(t), c->fallbacks[r][t]);
+		jw_obj_close(w);
+	}
+	jw_obj_close(w);
+}
+
+static void counters_text(const char *what, const struct mthpctl_counters *c)
+{
+	__u32 r, t;
+	bool any = false;
+
+	printf("    %-14s", what);
+	for (t = 0; t < MTHPCTL_NR_TVA; t++)
+		printf(" %s %llu", mthpctl_tva_name(t), (unsigned long long)c->calls[t]);
+	printf("\n    %-14s", "fell back:");
+	for (r = 1; r < MTHPCTL_NR_REASON; r++)
+		for (t = 0; t < MTHPCTL_NR_TVA; t++)
+			if (c->fallbacks[r][t]) {
+				printf(" %s/%s %llu", mthpctl_reason_name(r), mthpctl_tva_name(t),
+				       (unsigned long long)c->fallbacks[r][t]);
+				any = true;
+			}
+	printf("%s\n", any ? "" : " none");
+}
+
+static void print_policy(const struct env *e, const struct policy *p)
+{
+	struct jw *w = &g.jw;
+	const struct mthpctl_state *s = &p->entry.state;
+	char desc[256], sizes[512], a[32], b[32];
+	__u32 reason = MTHPCTL_REASON_NONE;
+	__u64 mask = 0;
+
+	if (p->have_params && p->have_entry)
+		mask = allowed_mask(e, p, &reason);
+	else if (p->have_params && p->params.policy != MTHPCTL_POLICY_AUTO)
+		mask = allowed_mask(e, p, &reason);
+	if (g.json) {
+		jw_obj_open(w);
+		jw_kstr(w, "cgroup", p->cgroup_found ? p->cgroup : NULL);
+		jw_ku64(w, "cgroup_id", p->id);
+		jw_kstr(w, "pin", p->dir);
+		jw_key(w, "link_id");
+		if (p->link_ok) jw_u64(w, p->link.id); else jw_null(w);
+		jw_kbool(w, "attached", p->attached);
+		if (p->have_params)
+			mthpctl_params_json(w, &p->params);
+		jw_key(w, "allowed_sizes_kb");
+		jw_arr_open(w);
+		if (p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO)) {
+			int o;
+
+			jw_u64(w, mthpctl_page_size() >> 10);
+			for (o = 1; o < 64; o++)
+				if (mask & (1ULL << o))
+					jw_u64(w, (mthpctl_page_size() << o) >> 10);
+		}
+		jw_arr_close(w);
+		jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ? mthpctl_restriction(s) :
+							      MTHPCTL_REASON_NO_SAMPLE));
+		jw_key(w, "sample");
+		if (p->have_entry) {
+			jw_obj_open(w);
+			jw_ku64(w, "samples", s->nr_samples);
+			jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
+			jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
+			jw_ku64(w, "usage_bytes", s->usage);
+			jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
+			jw_kbool(w, "pressure", s->pressure);
+			jw_kbool(w, "low_usage", s->low_usage);
+			counters_json(w, &p->entry.cnt);
+			jw_obj_close(w);
+		} else {
+			jw_null(w);
+		}
+		jw_key(w, "live");
+		jw_obj_open(w);
+		jw_key(w, "memory_full_avg10");
+		if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
+		jw_key(w, "anon_shmem_bytes");
+		if (p->live_usage) jw_u64(w, p->usage); else jw_null(w);
+		jw_obj_close(w);
+		jw_ku64(w, "cgroups_tracked", p->tracked);
+		jw_key(w, "totals");
+		if (p->have_totals) {
+			jw_obj_open(w);
+			counters_json(w, &p->totals.cnt);
+			jw_ku64(w, "samples", p->totals.samples);
+			jw_ku64(w, "psi_errors", p->totals.psi_errors);
+			jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
+			jw_ku64(w, "map_full", p->totals.map_full);
+			jw_obj_close(w);
+		} else {
+			jw_null(w);
+		}
+		jw_obj_close(w);
+		return;
+	}
+	printf("  %s (cgroup id %llu)\n", p->cgroup_found ? p->cgroup : "(cgroup removed)",
+	       (unsigned long long)p->id);
+	printf("    policy:        %s\n", p->have_params ?
+	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
+	if (p->link_ok)
+		printf("    link:          id %u, %s\n", p->link.id,
+		       p->attached ? "attached" : "detached (cgroup removed; run detach --all)");
+	else
+		printf("    link:          missing (run detach --all)\n");
+	printf("    pin:           %s\n", p->dir);
+	if (p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO))
+		printf("    allows now:    %s%s%s%s\n", sizes_str(mask, sizes, sizeof(sizes)),
+		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");
+	else
+		printf("    allows now:    4K only (no-sample: no THP decision yet)\n");
+	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_STALL))
+		printf("    memory stall:  %s per %s (policy)", mthpctl_format_duration(s->stall_rate_ns, a, sizeof(a)),
+		       mthpctl_format_duration(p->params.window_ns, b, sizeof(b)));
+	else
+		printf("    memory stall:  - (policy)");
+	if (p->live_psi)
+		printf(", full avg10 %u.%02u%% (memory.pressure)\n", p->psi.full.avg10 / 100,
+		       p->psi.full.avg10 % 100);
+	else
+		printf("\n");
+	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_USAGE))
+		printf("    anon+shmem:    %s (policy)", mthpctl_format_size(s->usage & ~1023ULL, a, sizeof(a)));
+	else
+		printf("    anon+shmem:    - (policy)");
+	if (p->live_usage)
+		printf(", %s (memory.stat)\n", mthpctl_format_size(p->usage & ~1023ULL, b, sizeof(b)));
+	else
+		printf("\n");
+	if (p->have_totals)
+		counters_text("decisions:", &p->totals.cnt);
+	printf("    cgroups:       %llu tracked in the subtree\n", (unsigned long long)p->tracked);
+}
+
+static int cmp_policy(const void *a, const void *b)
+{
+	const struct policy *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct status_args a = {};
+	struct policy *pol = NULL;
+	struct env e;
+	size_t n = 0, i;
+	__u64 only = 0;
+	struct dirent *de;
+	DIR *d;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.cgroup) {
+		int err;
+		enum mthpctl_cg_result cr = mthpctl_cgroup_check(a.cgroup, &mthpctl_real_fsops, &only, &err);
+
+		if (cr != MTHPCTL_CG_OK)
+			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s %s", a.cgroup,
+					     cr == MTHPCTL_CG_ERROR ? strerror(err) : mthpctl_cgroup_strerror(cr));
+	}
+	gather_env(&e);
+	d = opendir(MTHPCTL_PIN_ROOT);
+	if (d) {
+		while ((de = readdir(d))) {
+			struct policy *np;
+			__u64 id;
+
+			if (mthpctl_pin_parse(de->d_name, &id) || (only && id != only))
+				continue;
+			np = realloc(pol, (n + 1) * sizeof(*pol));
+			if (!np)
+				break;
+			pol = np;
+			memset(&pol[n], 0, sizeof(pol[n]));
+			pol[n].id = id;
+			snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
+			gather_policy(&e, &pol[n]);
+			n++;
+		}
+		closedir(d);
+	}
+	if (n)
+		qsort(pol, n, sizeof(*pol), cmp_policy);
+
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		print_env(&e);
+		jw_kbool(&g.jw, "policies_readable", e.root || n);
+		jw_key(&g.jw, "policies");
+		jw_arr_open(&g.jw);
+		for (i = 0; i < n; i++)
+			print_policy(&e, &pol[i]);
+		jw_arr_close(&g.jw);
+		jw_obj_close(&g.jw);
+	} else {
+		print_env(&e);
+		printf("policies:\n");
+		if (!n && !e.root)
+			printf("  (run as root to read %s)\n", MTHPCTL_PIN_ROOT);
+		else if (!n)
+			printf("  none%s%s\n", a.cgroup ? " attached to " : "", a.cgroup ? a.cgroup : "");
+		for (i = 0; i < n; i++)
+			print_policy(&e, &pol[i]);
+	}
+	free(pol);
+	free(e.hp);
+	return MTHPCTL_EXIT_OK;
+}

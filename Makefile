@@ -31,7 +31,7 @@ endif
 # libbpf + bpftool: a matched pair built from the kernel tree by
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
-NO_TOOLCHAIN_GOALS := clean unit-check check-docs
+NO_TOOLCHAIN_GOALS := clean unit-check
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Check that --help, the man pages and the bash completion name the same
+# commands and options. Usage: tests/check-docs.sh [path/to/mthpctl]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$top/mthpctl}
+comp=$top/scripts/mthpctl.bash-completion
+fail=0
+
+norm() { tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' '; }
+longopts() { grep -o -- '--[a-z][a-z-]*' | norm; }
+# options listed by argp --help (the option table, not the examples)
+helpopts() { grep -E '^ +(-[^ ], )?--[a-z]' | sed -E 's/^ +(-[^ ], )?(--[a-z][a-z-]*).*/\2/' | norm; }
+minus() { comm -23 <(tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -u) \
+		    <(tr ' ' '\n' <<<"$2" | sed '/^$/d' | sort -u) | norm; }
+compvar() { sed -n "s/^[[:space:]]*local $1=\"\(.*\)\"/\1/p" "$comp" | norm; }
+section() { sed -n "/^$2\$/,/^$3\$/p" "$1"; }
+same() {
+	local what=$1 a=$2 b=$3 c=$4
+	if [ "$a" = "$b" ] && [ "$b" = "$c" ]; then
+		echo "ok: $what: $a"
+	else
+		echo "MISMATCH: $what"
+		echo "  --help:     $a"
+		echo "  man:        $b"
+		echo "  completion: $c"
+		fail=1
+	fi
+}
+
+# commands
+h=$("$bin" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z]\+\) .*/\1/p' | norm)
+m=$(section "$top/man/mthpctl.8.rst" COMMANDS 'EXIT STATUS' |
+    sed -n 's/^\*\*\([a-z]\+\)\*\* .*/\1/p' | norm)
+c=$(compvar cmds)
+same commands "$h" "$m" "$c"
+cmds=$h
+
+# global options
+hg=$("$bin" --help | helpopts)
+mg=$(section "$top/man/mthpctl.8.rst" 'GLOBAL OPTIONS' COMMANDS | longopts)
+cg=$(compvar global_opts)
+same "global options" "$hg" "$mg" "$cg"
+
+# per-command options (global ones removed)
+for cmd in $cmds; do
+	page=$top/man/mthpctl-$cmd.8.rst
+	[ -f "$page" ] || { echo "MISSING: $page"; fail=1; continue; }
+	h=$(minus "$("$bin" "$cmd" --help | helpopts)" "$hg")
+	m=$(minus "$(section "$page" OPTIONS EXAMPLES | longopts)" "$hg")
+	c=$(compvar "opts_$cmd")
+	same "$cmd options" "$h" "$m" "$c"
+done
+
+# policies: attach --help, mthpctl-policies(7), completion
+h=$("$bin" attach --help | sed -n 's/.*--policy=NAME *\(.*\)/\1/p' | grep -o 'auto\|fixed\|never' | norm)
+m=$(grep -o '^\(auto\|fixed\|never\)\b' "$top/man/mthpctl-policies.7.rst" | norm)
+c=$(grep -o 'compgen -W "auto fixed never"' "$comp" | grep -o 'auto\|fixed\|never' | norm)
+same policies "$h" "$m" "$c"
+
+[ $fail = 0 ] && echo "check-docs: all consistent" || echo "check-docs: FAILED"
+exit $fail

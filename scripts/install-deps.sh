@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Install mthpctl's build and test dependencies on Debian/Ubuntu.
+# Idempotent and quiet; runs `apt-get update` once, only if something is
+# missing. Needs root (or sudo).
+#
+# libbpf/bpftool are NOT installed from the distribution: Debian 12 has
+# libbpf 1.1 / bpftool 7.1 (too old for .struct_ops.link skeletons), and
+# bookworm-backports pairs libbpf-dev 1.4.6 with a bpftool 7.5 built on
+# libbpf 1.5 whose skeletons do not compile against the 1.4.6 headers.
+# scripts/bpf-toolchain.sh builds the matched pair of the kernel tree
+# instead (the Makefile runs it); it needs the build tools below.
+set -euo pipefail
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+pkgs=(
+	# build: user space and BPF
+	make gcc pkg-config clang-19 llvm-19 libelf-dev zlib1g-dev libcap-dev
+	# tests and docs
+	libcmocka-dev python3-docutils jq
+	# VM integration tests and the benchmark
+	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
+	cpio busybox-static kmod python3-pip xz-utils dpkg-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get -qq update
+	$SUDO apt-get -qq install -y --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# virtme-ng (vng) runs the patched kernel under QEMU; not packaged in Debian 12.
+if ! command -v vng >/dev/null 2>&1; then
+	log "installing virtme-ng from PyPI"
+	$SUDO python3 -m pip install --quiet --break-system-packages virtme-ng ||
+		$SUDO python3 -m pip install --quiet virtme-ng
+fi
+log "ok"

@@ -59,7 +59,7 @@ TEST_BIN	:= $(OUTPUT)/tests/unit-tests
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
-.PHONY: all clean install unit-check check-docs vm-check check
+.PHONY: all clean install unit-check check-docs vm-tests vm-check check
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -115,7 +115,21 @@ unit-check: $(TEST_BIN)
 check-docs: mthpctl
 	$(Q)tests/check-docs.sh ./mthpctl
 
-vm-check: mthpctl
+# Helpers of the VM integration tests (tests/vm/run.sh).
+VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)
+vm-tests: $(VM_TEST_BINS)
+
+$(OUTPUT)/tests/vm/faulter $(OUTPUT)/tests/vm/thrasher: $(OUTPUT)/tests/vm/%: tests/vm/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -MMD -MP -o $@ $<
+
+$(OUTPUT)/tests/vm/bpfobjs: tests/vm/bpfobjs.c $(LIBBPF_A)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -o $@ $< $(LIBBPF_A) -lelf -lz
+
+vm-check: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh
 
 check: unit-check check-docs vm-check
@@ -138,4 +152,4 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) mthpctl
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d)

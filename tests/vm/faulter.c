@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * faulter: join a cgroup, optionally keep an mlocked ballast of anonymous
+ * memory (so the cgroup's anon usage stays above the auto policy's minimum
+ * even under reclaim), then probe: map SIZE MiB of 2 MiB-aligned anonymous
+ * memory, write one byte per 4 KiB page, read the folio order of every page
+ * from /proc/self/pagemap + /proc/kpageflags, print one line, unmap. Run as
+ * root (kpageflags) inside the VM.
+ *
+ *   faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] [-n COUNT]
+ *           [-i INTERVAL_MS] [-d DURATION_MS] [-H]
+ *
+ *   -n COUNT       probes (default 1; 0 = until -d expires or killed)
+ *   -d DURATION_MS stop probing after this long
+ *   -H             after probing, stay alive (in the cgroup) until killed
+ *
+ * Output, one line per probe (times are CLOCK_REALTIME in ms, comparable
+ * with `date +%s%3N`):
+ *   probe=N start_ms=T end_ms=T pages=P absent=A max_order=M large_pct=L
+ *   o0=.. o1=.. ... o9=..
+ * where oK counts 4 KiB pages that sit in folios of order K, large_pct is
+ * the share of present pages in folios of order >= 1 and max_order is the
+ * largest order seen (0 when all are 4 KiB). "ready" is printed once the
+ * ballast is in place; errors go to stderr with a non-zero exit.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+#define SZ_2M (2UL << 20)
+#define NR_ORDERS 10		/* 4K .. 2M */
+#define KPF_COMPOUND_TAIL 16
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+
+static int pagemap_fd = -1, kpageflags_fd = -1;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "faulter: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void join_cgroup(const char *cg)
+{
+	char path[4096], pid[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die(path);
+	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (write(fd, pid, n) != n)
+		die(path);
+	close(fd);
+}
+
+static char *map_aligned(size_t len)
+{
+	char *p = mmap(NULL, len + SZ_2M, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a, end;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	a = ((uintptr_t)p + SZ_2M - 1) & ~(SZ_2M - 1);
+	/* give back the unaligned head and tail */
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	end = (uintptr_t)p + len + SZ_2M;
+	if (end > a + len)
+		munmap((char *)(a + len), end - (a + len));
+	return (char *)a;
+}
+
+/*
+ * Folio order histogram of [buf, buf + len): a folio is a head page followed
+ * by tail pages; a page that is not present (reclaimed meanwhile) ends the
+ * current folio and is counted as absent.
+ */
+static void histogram(const char *buf, size_t len, long *pages, long *absent)
+{
+	size_t i, n = len / PAGE;
+	long run = 0;
+	int o;
+
+	memset(pages, 0, sizeof(long) * NR_ORDERS);
+	*absent = 0;
+	for (i = 0; i <= n; i++) {
+		uint64_t ent = 0, flags = 0;
+		int boundary = 1, present = 0;
+
+		if (i < n) {
+			if (pread(pagemap_fd, &ent, 8, ((uintptr_t)buf / PAGE + i) * 8) != 8)
+				die("pagemap");
+			present = !!(ent & PM_PRESENT);
+			if (present) {
+				if (pread(kpageflags_fd, &flags, 8, (ent & PM_PFN_MASK) * 8) != 8)
+					die("kpageflags");
+				boundary = !(flags & (1ULL << KPF_COMPOUND_TAIL));
+			}
+		}
+		if (boundary && run) {
+			for (o = 0; o < NR_ORDERS - 1 && (1L << o) < run; o++)
+				;
+			pages[o] += run;
+			run = 0;
+		}
+		if (i < n) {
+			if (present)
+				run++;
+			else
+				(*absent)++;
+		}
+	}
+}
+
+static void probe(int nr, size_t len)
+{
+	long pages[NR_ORDERS], absent, present = 0, large = 0;
+	long long start, end;
+	int o, max_order = 0;
+	char *buf;
+	size_t i;
+
+	start = now_ms();
+	buf = map_aligned(len);
+	for (i = 0; i < len; i += PAGE)
+		buf[i] = 1;
+	histogram(buf, len, pages, &absent);
+	end = now_ms();
+	munmap(buf, len);
+	for (o = 0; o < NR_ORDERS; o++) {
+		present += pages[o];
+		if (o)
+			large += pages[o];
+		if (pages[o])
+			max_order = o;
+	}
+	printf("probe=%d start_ms=%lld end_ms=%lld pages=%ld absent=%ld max_order=%d large_pct=%ld",
+	       nr, start, end, present, absent, max_order, present ? large * 100 / present : 0);
+	for (o = 0; o < NR_ORDERS; o++)
+		printf(" o%d=%ld", o, pages[o]);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cgroup = NULL;
+	long ballast = 0, size = 4, count = 1, interval = 0, duration = 0;
+	int hold = 0, opt, nr;
+	long long deadline = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "c:b:s:n:i:d:H")) != -1) {
+		switch (opt) {
+		case 'c': cgroup = optarg; break;
+		case 'b': ballast = atol(optarg); break;
+		case 's': size = atol(optarg); break;
+		case 'n': count = atol(optarg); break;
+		case 'i': interval = atol(optarg); break;
+		case 'd': duration = atol(optarg); break;
+		case 'H': hold = 1; break;
+		default:
+			fprintf(stderr, "usage: faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] "
+				"[-n COUNT] [-i INTERVAL_MS] [-d DURATION_MS] [-H]\n");
+			return 2;
+		}
+	}
+	if (size <= 0 || ballast < 0 || count < 0 || (!count && !duration)) {
+		fprintf(stderr, "faulter: bad arguments\n");
+		return 2;
+	}
+	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+	kpageflags_fd = open("/proc/kpageflags", O_RDONLY);
+	if (pagemap_fd < 0 || kpageflags_fd < 0)
+		die("open pagemap/kpageflags (run as root)");
+	if (cgroup)
+		join_cgroup(cgroup);
+	if (ballast) {
+		size_t blen = (size_t)ballast << 20, i;
+		char *b = map_aligned(blen);
+
+		for (i = 0; i < blen; i += PAGE)
+			b[i] = 1;
+		if (mlock(b, blen))
+			die("mlock ballast");
+	}
+	printf("ready pid=%d\n", getpid());
+	if (duration)
+		deadline = now_ms() + duration;
+	for (nr = 0; !count || nr < count; nr++) {
+		if (deadline && now_ms() >= deadline)
+			break;
+		if (nr && interval)
+			usleep(interval * 1000);
+		probe(nr, (size_t)size << 20);
+	}
+	while (hold)
+		pause();
+	return 0;
+}

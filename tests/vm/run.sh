@@ -1,0 +1,529 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# VM integration tests of mthpctl on the patched kernel, run as root inside
+# the VM by scripts/vm-check.sh (`make vm-check`):
+#
+#   scripts/vm-run.sh -k KDIR -- tests/vm/run.sh [TEST...]
+#
+# Every test uses the real mthpctl and measures the folio sizes the kernel
+# really gave (tests/vm/faulter: /proc/self/pagemap + /proc/kpageflags).
+# Prints `ok - NAME` / `not ok - NAME: reason` per test, then
+# `N passed, N failed`; exits 1 on any failure. Needs `make vm-tests`.
+# Logs of the helpers go to $MTHP_RESULTS/vm-tests (or a temporary dir).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+M=$top/mthpctl
+H=$top/.output/tests/vm
+CG=/sys/fs/cgroup/mthp-vm
+PINS=/sys/fs/bpf/mthpctl
+THP=/sys/kernel/mm/transparent_hugepage
+WINDOW_MS=1000		# the auto policy's default window
+MARGIN_MS=1000		# probe period, probe duration and wq latency under TCG
+logs=${MTHP_RESULTS:-$(mktemp -d /tmp/mthp-vm-tests.XXXXXX)}/vm-tests
+passed=0 failed=0 why=
+
+note() { printf '#   %s\n' "$*"; }
+fail() { why="$*"; return 1; }
+now_ms() { date +%s%3N; }
+
+run_test() {
+	local name=$1
+	why=
+	if "t_$name"; then
+		passed=$((passed + 1))
+		echo "ok - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $name: ${why:-failed}"
+	fi
+	cleanup
+}
+
+# --- environment ----------------------------------------------------------
+
+cg_kill_all() {
+	local d
+	[ -d "$CG" ] || return 0
+	for d in $(find "$CG" -mindepth 1 -depth -type d); do
+		echo max >"$d/memory.high" 2>/dev/null
+		echo 1 >"$d/cgroup.kill" 2>/dev/null
+	done
+	for d in $(find "$CG" -mindepth 1 -depth -type d); do
+		for _ in $(seq 50); do
+			[ -z "$(cat "$d/cgroup.procs" 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+		rmdir "$d" 2>/dev/null
+	done
+}
+
+cleanup() {
+	"$M" detach --all >/dev/null 2>&1
+	cg_kill_all
+	wait 2>/dev/null
+}
+
+mkcg() {
+	mkdir -p "$CG/$1" && echo "$CG/$1"
+}
+
+cg_id() { stat -c %i "$1"; }
+
+setup() {
+	mkdir -p "$logs"
+	[ "$(id -u)" = 0 ] || { echo "run.sh: must run as root (inside the VM)" >&2; exit 2; }
+	for f in "$M" "$H/faulter" "$H/thrasher" "$H/bpfobjs"; do
+		[ -x "$f" ] || { echo "run.sh: $f missing (make mthpctl vm-tests)" >&2; exit 2; }
+	done
+	command -v jq >/dev/null || { echo "run.sh: jq missing (scripts/install-deps.sh)" >&2; exit 2; }
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	cg_kill_all
+	rmdir "$CG" 2>/dev/null
+	mkdir -p "$CG"
+	echo +memory >"$CG/cgroup.subtree_control"
+	"$M" detach --all >/dev/null 2>&1
+	# All mTHP sizes and PMD THP on, so the sizes a policy removes show.
+	saved_thp=()
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		[ -f "$f" ] || continue
+		saved_thp+=("$f=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")")
+		echo always >"$f" 2>/dev/null
+	done
+	if ! grep -q zram0 /proc/swaps; then
+		echo 1G >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+			echo "run.sh: zram swap could not be enabled" >&2
+	fi
+}
+
+restore() {
+	local s
+	cleanup
+	rmdir "$CG" 2>/dev/null
+	for s in "${saved_thp[@]}"; do
+		echo "${s#*=}" >"${s%%=*}" 2>/dev/null
+	done
+}
+
+# --- probes ---------------------------------------------------------------
+
+# Probe lines of FILE whose start_ms >= T and that satisfy the awk COND
+# (fields as v["max_order"], v["large_pct"], v["o9"], ...).
+probes() {
+	local file=$1 t=$2 cond=${3:-1}
+	awk -v t="$t" '/^probe=/ {
+		delete v
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
+		if (v["start_ms"] >= t && ('"$cond"')) print
+	}' "$file"
+}
+
+field() { sed -n "s/.* $2=\([0-9-]*\).*/\1/p" <<<" $1"; }
+
+# Wait until FILE has a probe started at or after T satisfying COND; print
+# it. Fails at T + DEADLINE_MS.
+wait_probe() {
+	local file=$1 t=$2 deadline=$3 cond=$4 line
+	while :; do
+		line=$(probes "$file" "$t" "$cond" | head -n1)
+		[ -n "$line" ] && { echo "$line"; return 0; }
+		[ "$(now_ms)" -gt $((t + deadline)) ] && return 1
+		sleep 0.1
+	done
+}
+
+wait_line() {	# FILE REGEX SECONDS
+	local i
+	for i in $(seq $(($3 * 10))); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- what exists in bpffs and the kernel -----------------------------------
+
+snapshot() {
+	find "$PINS" 2>/dev/null | sort
+	"$H/bpfobjs"
+}
+
+# The snapshot equals BEFORE (struct_ops maps are freed after an RCU grace
+# period: allow a moment).
+same_as() {
+	local before=$1 i
+	for i in $(seq 30); do
+		[ "$(snapshot)" = "$before" ] && return 0
+		sleep 0.1
+	done
+	diff <(echo "$before") <(snapshot) | sed 's/^/#     /' >&2
+	return 1
+}
+
+link_of_cgroup() {	# cgroup id -> link id(s)
+	"$H/bpfobjs" | sed -n "s/^link id=\([0-9]*\) map_id=[0-9]* cgroup_id=$1\$/\1/p"
+}
+
+status_json() { "$M" -j status "$@" | tee -a "$logs/status.json"; }
+policy_json() {	# cgroup path -> its entry of status -j
+	status_json | jq -c --arg cg "$1" '.policies[] | select(.cgroup == $cg)'
+}
+
+# --- 1: a policy cgroup and a sibling without policy --------------------------
+
+t_auto_sibling() {
+	local a b out ok
+	a=$(mkcg a) && b=$(mkcg b) || return 1
+	out=$("$M" attach --cgroup "$a" 2>&1) || fail "attach: $out" || return 1
+	grep -q "^attached policy auto" <<<"$out" || fail "attach printed: $out" || return 1
+	# a small process (4M anon, < 16M) in A for 3 s, a 16M one in B
+	"$H/faulter" -c "$a" -s 4 -n 12 -i 250 >"$logs/s1-a.out" 2>&1 &
+	local pa=$!
+	"$H/faulter" -c "$b" -s 16 -n 3 -i 200 >"$logs/s1-b.out" 2>&1 &
+	local pb=$!
+	wait $pa || fail "faulter in A failed: $(cat "$logs/s1-a.out")" || return 1
+	wait $pb || fail "faulter in B failed: $(cat "$logs/s1-b.out")" || return 1
+	[ "$(probes "$logs/s1-a.out" 0 | wc -l)" = 12 ] || fail "A: not 12 probes" || return 1
+	ok=$(probes "$logs/s1-a.out" 0 'v["max_order"] == 0 && v["pages"] == 1024' | wc -l)
+	[ "$ok" = 12 ] || fail "A (small, auto) got large folios: $(probes "$logs/s1-a.out" 0 'v["max_order"] > 0' | head -n1)" || return 1
+	ok=$(probes "$logs/s1-b.out" 0 'v["o9"] * 4 >= v["pages"] * 3' | wc -l)
+	[ "$ok" = 3 ] || fail "B (no policy) did not get mostly 2M folios: $(head -n2 "$logs/s1-b.out" | tail -n1)" || return 1
+	note "A (auto, 4M process): 12/12 probes all 4K; B (no policy): $(probes "$logs/s1-b.out" 0 | head -n1 | sed 's/.*large_pct=\([0-9]*\).* o9=\([0-9]*\)/\1% large, \2 pages in 2M folios/')"
+	# the policy says why: low usage, counted as page-fault fallbacks
+	local j
+	j=$(policy_json "$a") && [ -n "$j" ] || fail "A missing from status -j" || return 1
+	jq -e '.restriction == "low-usage" and .sample.low_usage == true and
+	       .sample.usage_valid == true and .sample.usage_bytes < 16777216 and
+	       .sample.fallbacks["low-usage"].pagefault > 0 and
+	       .allowed_sizes_kb == [4]' <<<"$j" >/dev/null ||
+		fail "status of A: $j" || return 1
+	out=$("$M" status --cgroup "$b")
+	grep -q "^  none attached to $b" <<<"$out" || fail "status --cgroup B: $out" || return 1
+}
+
+# --- 2: pressure: 4K within two windows, large folios back after ----------
+
+t_auto_pressure() {
+	local p f t0 t1 line react_on react_off j out wdur
+	p=$(mkcg p) || return 1
+	"$M" attach --cgroup "$p" >/dev/null || fail "attach failed" || return 1
+	f=$logs/s2-probes.out
+	# 24M mlocked (stays counted as anon under reclaim) + a 4M probe every 100ms
+	"$H/faulter" -c "$p" -b 24 -s 4 -n 0 -d 120000 -i 100 >"$f" 2>&1 &
+	wait_line "$f" '^ready' 20 || fail "faulter not ready: $(cat "$f")" || return 1
+	t0=$(now_ms)
+	line=$(wait_probe "$f" "$t0" 10000 'v["o9"] * 2 >= v["pages"]') ||
+		fail "no large folios before pressure: $(tail -n1 "$f")" || return 1
+	note "before pressure: large folios after $(( $(field "$line" start_ms) - t0 )) ms ($(field "$line" large_pct)% large)"
+
+	"$H/thrasher" -c "$p" -s 64 >"$logs/s2-thrasher.out" 2>&1 &
+	local thr=$!
+	wait_line "$logs/s2-thrasher.out" '^ready' 60 || fail "thrasher not ready" || return 1
+	t0=$(now_ms)
+	echo 40M >"$p/memory.high" || fail "memory.high" || return 1
+	wdur=$(( $(now_ms) - t0 ))
+	line=$(wait_probe "$f" "$t0" $((2 * WINDOW_MS + MARGIN_MS)) 'v["max_order"] == 0 && v["pages"] > 0') ||
+		fail "still large folios $((2 * WINDOW_MS + MARGIN_MS)) ms after memory.high=40M: $(tail -n1 "$f"); $(policy_json "$p" | jq -c '.sample | {stall_per_window_ns, usage_bytes, pressure, low_usage}')" || return 1
+	react_on=$(( $(field "$line" start_ms) - t0 ))
+	note "pressure on (memory.high=40M, 64M thrasher; the write took $wdur ms): 4K-only faults after $react_on ms"
+	# it stays there while the pressure lasts, and says why
+	sleep 2
+	j=$(policy_json "$p")
+	jq -e '.restriction == "pressure" and .sample.pressure == true and
+	       .sample.stall_per_window_ns >= .params.threshold_ns and
+	       .sample.fallbacks.pressure.pagefault > 0 and .allowed_sizes_kb == [4]' \
+		<<<"$j" >/dev/null || fail "status under pressure: $j" || return 1
+	note "under pressure: stall $(jq '.sample.stall_per_window_ns / 1000000 | floor' <<<"$j") ms per window, anon+shmem $(jq '.sample.usage_bytes / 1048576 | floor' <<<"$j") MiB, pressure fallbacks $(jq '.sample.fallbacks.pressure.pagefault' <<<"$j")"
+	out=$("$M" status --cgroup "$p")
+	grep -q "allows now:    4K only (pressure)" <<<"$out" || fail "status text: $out" || return 1
+	grep -q "fell back:.* pressure/pagefault [1-9]" <<<"$out" || fail "status text: $out" || return 1
+	t1=$(now_ms)
+	line=$(probes "$f" "$(( $(field "$line" start_ms) + 1 ))" "v[\"end_ms\"] < $t1 && v[\"max_order\"] > 0" | head -n1)
+	[ -z "$line" ] || fail "flapped back to large folios under pressure: $line" || return 1
+
+	t1=$(now_ms)
+	echo max >"$p/memory.high"
+	kill -9 $thr
+	wait $thr 2>/dev/null
+	line=$(wait_probe "$f" "$t1" $((2 * WINDOW_MS + MARGIN_MS)) 'v["o9"] * 2 >= v["pages"]') ||
+		fail "no large folios $((2 * WINDOW_MS + MARGIN_MS)) ms after the pressure ended: $(tail -n1 "$f"); $(policy_json "$p" | jq -c '.sample')" || return 1
+	react_off=$(( $(field "$line" start_ms) - t1 ))
+	note "pressure off (memory.high=max, thrasher killed): large folios after $react_off ms ($(field "$line" large_pct)% large)"
+	j=$(policy_json "$p")
+	jq -e '.restriction == "none" and .sample.pressure == false' <<<"$j" >/dev/null ||
+		fail "status after pressure: $j" || return 1
+	echo "react_on_ms=$react_on react_off_ms=$react_off" >"$logs/s2-reaction"
+}
+
+# --- 3: --replace without a gap, detach, detach --all ---------------------
+
+t_replace_detach() {
+	local r f id link out t0 t1 line i n x1 x2
+	r=$(mkcg r) || return 1
+	id=$(cg_id "$r")
+	out=$("$M" -j attach --cgroup "$r") || fail "attach: $out" || return 1
+	link=$(jq -r .link_id <<<"$out")
+	f=$logs/s3-probes.out
+	"$H/faulter" -c "$r" -b 24 -s 4 -n 0 -d 120000 -i 50 >"$f" 2>&1 &
+	wait_line "$f" '^ready' 20 || fail "faulter not ready" || return 1
+	t0=$(now_ms)
+	wait_probe "$f" "$t0" 10000 'v["o9"] * 2 >= v["pages"]' >/dev/null ||
+		fail "auto: no large folios: $(tail -n1 "$f")" || return 1
+
+	# auto -> fixed 64K: the same link, folios of at most 64K at once
+	t0=$(now_ms)
+	out=$("$M" -j attach --cgroup "$r" --policy fixed --max-size 64K --replace) ||
+		fail "replace: $out" || return 1
+	t1=$(now_ms)
+	jq -e --argjson l "$link" '.action == "replaced" and .link_id == $l and .policy == "fixed" and
+	       .params.max_size_bytes == 65536' <<<"$out" >/dev/null || fail "replace printed: $out" || return 1
+	wait_probe "$f" "$t1" 3000 'v["o4"] > 0' >/dev/null || fail "fixed 64K: no 64K folios: $(tail -n1 "$f")" || return 1
+	line=$(probes "$f" "$t1" 'v["max_order"] > 4' | head -n1)
+	[ -z "$line" ] || fail "fixed 64K: larger folio after the replace: $line" || return 1
+
+	# never <-> fixed 64K, 4 times, probing all along: a gap would show 2M
+	t0=$(now_ms)
+	for i in 1 2 3 4; do
+		"$M" attach --cgroup "$r" --policy never --replace >/dev/null || fail "replace never" || return 1
+		sleep 0.3
+		"$M" attach --cgroup "$r" --policy fixed --max-size 64K --replace >/dev/null || fail "replace fixed" || return 1
+		sleep 0.3
+	done
+	t1=$(now_ms)
+	sleep 0.3
+	n=$(probes "$f" "$t0" "v[\"end_ms\"] <= $t1" | wc -l)
+	line=$(probes "$f" "$t0" 'v["max_order"] > 4' | head -n1)
+	[ -z "$line" ] || fail "a folio above 64K during 8 replaces: $line" || return 1
+	[ -n "$(probes "$f" "$t0" "v[\"end_ms\"] <= $t1 && v[\"max_order\"] == 0")" ] ||
+		fail "never never took effect during the replaces" || return 1
+	[ "$(link_of_cgroup "$id")" = "$link" ] || fail "links of the cgroup: $(link_of_cgroup "$id"), want only $link" || return 1
+	note "10 replaces kept link $link; $n probes during 8 never<->fixed swaps, none above 64K"
+
+	# detach: the global settings (2M) again, nothing left
+	out=$("$M" detach --cgroup "$r") || fail "detach: $out" || return 1
+	t1=$(now_ms)
+	wait_probe "$f" "$t1" 3000 'v["o9"] * 2 >= v["pages"]' >/dev/null ||
+		fail "no 2M folios after detach: $(tail -n1 "$f")" || return 1
+	[ ! -e "$PINS/cg-$id" ] || fail "pins left: $(ls "$PINS/cg-$id")" || return 1
+	[ -z "$(link_of_cgroup "$id")" ] || fail "link left after detach" || return 1
+	out=$("$M" detach --cgroup "$r" 2>&1)
+	[ $? = 5 ] || fail "second detach: $out" || return 1
+
+	# detach --all
+	x1=$(mkcg x1) && x2=$(mkcg x2) || return 1
+	"$M" attach --cgroup "$x1" >/dev/null && "$M" attach --cgroup "$x2" --policy never >/dev/null &&
+		"$M" attach --cgroup "$r" --policy fixed --max-size 16K >/dev/null || fail "attach x1/x2/r" || return 1
+	[ "$("$H/bpfobjs" | grep -c '^link ')" = 3 ] || fail "want 3 links: $("$H/bpfobjs")" || return 1
+	out=$("$M" detach --all) || fail "detach --all: $out" || return 1
+	[ "$out" = "detached 3 policies" ] || fail "detach --all printed: $out" || return 1
+	[ -z "$(ls -A "$PINS" 2>/dev/null)" ] || fail "pins left: $(ls -A "$PINS")" || return 1
+	[ -z "$("$H/bpfobjs" | grep '^link ')" ] || fail "links left: $("$H/bpfobjs")" || return 1
+	"$H/faulter" -c "$x2" -s 8 >"$logs/s3-x2.out" 2>&1 || fail "faulter x2" || return 1
+	[ -n "$(probes "$logs/s3-x2.out" 0 'v["o9"] * 2 >= v["pages"]')" ] ||
+		fail "x2 (was never) has no 2M folios after detach --all: $(tail -n1 "$logs/s3-x2.out")" || return 1
+	out=$("$M" detach --all) && [ "$out" = "detached 0 policies" ] || fail "empty detach --all: $out" || return 1
+}
+
+# --- 4: status, text and JSON ---------------------------------------------
+
+t_status() {
+	local sa sf sn j out ida idf idn la lf ln
+	sa=$(mkcg sa) && sf=$(mkcg sf) && sn=$(mkcg sn) || return 1
+	"$M" attach --cgroup "$sa" --threshold 50ms --window 500ms --min-usage 8M >/dev/null &&
+		"$M" attach --cgroup "$sf" --policy fixed --max-size 64K >/dev/null &&
+		"$M" attach --cgroup "$sn" --policy never >/dev/null || fail "attach" || return 1
+	ida=$(cg_id "$sa") idf=$(cg_id "$sf") idn=$(cg_id "$sn")
+	la=$(link_of_cgroup "$ida") lf=$(link_of_cgroup "$idf") ln=$(link_of_cgroup "$idn")
+	"$H/faulter" -c "$sa" -b 12 -s 4 -n 12 -i 100 >"$logs/s4-a.out" 2>&1 &
+	"$H/faulter" -c "$sf" -s 4 >"$logs/s4-f.out" 2>&1 &
+	"$H/faulter" -c "$sn" -s 4 >"$logs/s4-n.out" 2>&1 &
+	wait
+	"$M" -p status >"$logs/s4-status.json" || fail "status -p failed" || return 1
+	python3 -m json.tool "$logs/s4-status.json" >/dev/null 2>&1 ||
+		jq . "$logs/s4-status.json" >/dev/null || fail "status -p is not JSON" || return 1
+	j=$(status_json) || fail "status -j failed" || return 1
+	jq -e '.kernel | .btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq and
+	       .psi and .memory_controller and .bpffs and .cgroup2_mount == "/sys/fs/cgroup"' \
+		<<<"$j" >/dev/null || fail "kernel: $(jq -c .kernel <<<"$j")" || return 1
+	jq -e '.thp.enabled == "always" and
+	       (.thp.sizes | map(select(.size_kb == 2048 and .enabled == "always" and
+	                              (.stats.anon_fault_alloc | type) == "number")) | length) == 1 and
+	       (.thp.sizes | map(select(.size_kb == 64 and .enabled == "always")) | length) == 1' \
+		<<<"$j" >/dev/null || fail "thp: $(jq -c '.thp.sizes[0]' <<<"$j")" || return 1
+	jq -e --arg a "$sa" --arg f "$sf" --arg n "$sn" --argjson la "$la" --argjson lf "$lf" \
+	      --argjson ln "$ln" --argjson ida "$ida" --argjson idf "$idf" --argjson idn "$idn" '
+	    (.policies | length) == 3 and
+	    (.policies[] | select(.cgroup == $a) |
+	       .cgroup_id == $ida and .link_id == $la and .attached and
+	       .pin == "/sys/fs/bpf/mthpctl/cg-\($ida)" and .policy == "auto" and
+	       .params == {window_ns: 500000000, threshold_ns: 50000000, min_usage_bytes: 8388608,
+	                   max_size_bytes: null} and
+	       .restriction == "none" and (.allowed_sizes_kb | index(2048) != null) and
+	       .sample.samples > 0 and .sample.stall_valid and .sample.usage_valid and
+	       (.sample.stall_per_window_ns | type) == "number" and
+	       .sample.usage_bytes >= 8388608 and .sample.calls.pagefault > 0 and
+	       (.sample.fallbacks | has("pressure") and has("low-usage") and has("no-sample") and has("cap")) and
+	       (.live.anon_shmem_bytes | type) == "number" and
+	       (.live.memory_full_avg10 | type) == "number" and
+	       .totals.samples > 0 and .totals.psi_errors == 0 and .totals.memcg_errors == 0) and
+	    (.policies[] | select(.cgroup == $f) |
+	       .cgroup_id == $idf and .link_id == $lf and .policy == "fixed" and
+	       .params == {max_size_bytes: 65536} and .allowed_sizes_kb[-1] == 64 and
+	       .allowed_sizes_kb[0] == 4 and .sample.fallbacks.cap.pagefault > 0) and
+	    (.policies[] | select(.cgroup == $n) |
+	       .cgroup_id == $idn and .link_id == $ln and .policy == "never" and
+	       .params == {} and .allowed_sizes_kb == [4] and .sample.fallbacks.cap.pagefault > 0)' \
+		<<<"$j" >/dev/null || fail "policies: $(jq -c .policies <<<"$j")" || return 1
+	[ -e "/sys/fs/bpf/mthpctl/cg-$ida/link" ] && [ -e "/sys/fs/bpf/mthpctl/cg-$ida/totals" ] ||
+		fail "pins of $sa missing" || return 1
+	# the helpers' folios agree with what status claims
+	[ -n "$(probes "$logs/s4-f.out" 0 'v["max_order"] == 4')" ] || fail "fixed 64K: $(tail -n1 "$logs/s4-f.out")" || return 1
+	[ -n "$(probes "$logs/s4-n.out" 0 'v["max_order"] == 0')" ] || fail "never: $(tail -n1 "$logs/s4-n.out")" || return 1
+	# --cgroup narrows to one policy
+	out=$("$M" -j status --cgroup "$sf")
+	jq -e --arg f "$sf" '(.policies | length) == 1 and .policies[0].cgroup == $f' <<<"$out" >/dev/null ||
+		fail "status --cgroup: $out" || return 1
+	# text
+	out=$("$M" status)
+	echo "$out" >"$logs/s4-status.txt"
+	local re
+	for re in '^  bpf_mthp_ops:       yes$' '^  kfuncs:             psi yes, memcg yes, bpf_wq yes$' \
+		  '^  PSI:                on$' '^  cgroup2:            /sys/fs/cgroup \(memory controller: yes\)$' \
+		  '^  bpffs:              mounted$' '^  2M +always +[0-9]+ +[0-9]+$' \
+		  "^  $sa \\(cgroup id $ida\\)\$" \
+		  '^    policy:        auto \(window 500ms, threshold 50ms, min-usage 8M\)$' \
+		  "^    link:          id $la, attached\$" "^    pin:           /sys/fs/bpf/mthpctl/cg-$ida\$" \
+		  '^    allows now:    4K .*2M$' '^    memory stall:  [0-9.]+[a-z]+ per 500ms \(policy\), full avg10 [0-9.]+% \(memory.pressure\)$' \
+		  '^    anon\+shmem:    [0-9.]+[KMG] \(policy\), [0-9.]+[KMG] \(memory.stat\)$' \
+		  '^    policy:        fixed \(max-size 64K\)$' '^    allows now:    4K( 8K)? 16K 32K 64K \(cap\)$' \
+		  '^    policy:        never$' '^    allows now:    4K only \(cap\)$' \
+		  '^    fell back:.* cap/pagefault [1-9]'; do
+		grep -qE "$re" <<<"$out" || fail "status text has no line /$re/ (see $logs/s4-status.txt)" || return 1
+	done
+}
+
+# --- 5: refusals: exit code, one line, nothing left behind -----------------
+
+# One "mthpctl: error: ..." line, or argp's usage error (its message and
+# its "Try ... --help" line).
+one_line_error() {
+	local n
+	n=$(wc -l <<<"$1")
+	{ [ "$n" = 1 ] && grep -q '^mthpctl: error: ' <<<"$1"; } ||
+		{ [ "$n" = 2 ] && sed -n 2p <<<"$1" | grep -q '^Try .*--help'; }
+}
+
+# refuse NAME CODE CMD...: CMD exits CODE with one "mthpctl: error:" line on
+# stderr, and bpffs and the kernel's struct_ops links/maps are unchanged.
+refuse() {
+	local name=$1 code=$2 before out rc
+	shift 2
+	before=$(snapshot)
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" != "$code" ]; then
+		refusal_fail+=("$name: exit $rc, want $code ($out)")
+	elif ! one_line_error "$out"; then
+		refusal_fail+=("$name: message: $out")
+	elif ! same_as "$before"; then
+		refusal_fail+=("$name: left something behind")
+	else
+		refusal_ok+=("$name")
+	fi
+	printf '%s\texit %s\t%s\n' "$name" "$rc" "$out" >>"$logs/s5-refusals.txt"
+}
+
+t_refusals() {
+	local c att tmpd fakebtf out
+	refusal_ok=() refusal_fail=()
+	c=$(mkcg ref) && att=$(mkcg ref-attached) || return 1
+	"$M" attach --cgroup "$att" >/dev/null || fail "attach" || return 1
+
+	refuse not-root-attach 2 setpriv --reuid=65534 --regid=65534 --clear-groups "$M" attach --cgroup "$c"
+	refuse not-root-detach 2 setpriv --reuid=65534 --regid=65534 --clear-groups "$M" detach --cgroup "$att"
+	refuse not-root-detach-all 2 setpriv --reuid=65534 --regid=65534 --clear-groups "$M" detach --all
+	refuse no-cap-bpf 2 setpriv --inh-caps=-bpf --bounding-set=-bpf "$M" attach --cgroup "$c"
+	refuse missing 4 "$M" attach --cgroup "$CG/does-not-exist"
+	refuse not-a-directory 4 "$M" attach --cgroup "$c/cgroup.procs"
+	refuse not-cgroup2 4 "$M" attach --cgroup /proc
+	refuse empty-path 4 "$M" attach --cgroup ""
+	tmpd=$(mktemp -d /tmp/mthp-cg1.XXXXXX)
+	if mount -t cgroup -o none,name=mthpt1 cgroup "$tmpd" 2>/dev/null; then
+		mkdir -p "$tmpd/x"
+		refuse cgroup-v1 4 "$M" attach --cgroup "$tmpd/x"
+		refuse cgroup-v1-root 4 "$M" attach --cgroup "$tmpd"
+		rmdir "$tmpd/x"
+		umount "$tmpd"
+	else
+		refusal_fail+=("cgroup-v1: cannot mount a named cgroup v1 hierarchy")
+	fi
+	rmdir "$tmpd"
+	refuse bpffs-not-mounted 6 unshare -m sh -c \
+		'while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf || exit 99; done; exec "$0" attach --cgroup "$1"' "$M" "$c"
+	refuse bpffs-not-mounted-detach 6 unshare -m sh -c \
+		'while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf || exit 99; done; exec "$0" detach --all' "$M"
+	refuse already-attached 5 "$M" attach --cgroup "$att"
+	refuse already-attached-other-policy 5 "$M" attach --cgroup "$att" --policy never
+	refuse detach-not-attached 5 "$M" detach --cgroup "$c"
+	# The kernel's BTF as seen through a private mount namespace, with the
+	# type renamed: what mthpctl sees on a kernel without the series.
+	fakebtf=$(mktemp /tmp/mthp-btf.XXXXXX)
+	if python3 -c 'import sys; d=open("/sys/kernel/btf/vmlinux","rb").read(); open(sys.argv[1],"wb").write(d.replace(b"bpf_mthp_ops", b"bpf_mthp_opX"))' "$fakebtf" 2>/dev/null; then
+		refuse kernel-lacks-bpf_mthp_ops 3 unshare -m sh -c \
+			'mount --bind "$2" /sys/kernel/btf/vmlinux || exit 99; exec "$0" attach --cgroup "$1"' "$M" "$c" "$fakebtf"
+		out=$(unshare -m sh -c 'mount --bind "$2" /sys/kernel/btf/vmlinux && exec "$0" status' "$M" "$fakebtf")
+		grep -q '^  bpf_mthp_ops:       no (apply kernel/)$' <<<"$out" ||
+			refusal_fail+=("status without bpf_mthp_ops: $(head -n3 <<<"$out")")
+	else
+		refusal_fail+=("kernel-lacks-bpf_mthp_ops: cannot copy the BTF")
+	fi
+	rm -f "$fakebtf"
+	# bad option values
+	refuse window-too-short 1 "$M" attach --cgroup "$c" --window 5ms
+	refuse window-too-long 1 "$M" attach --cgroup "$c" --window 2min
+	refuse window-no-unit 1 "$M" attach --cgroup "$c" --window 1000
+	refuse threshold-zero 1 "$M" attach --cgroup "$c" --threshold 0ms
+	refuse threshold-over-window 1 "$M" attach --cgroup "$c" --threshold 2s
+	refuse threshold-garbage 1 "$M" attach --cgroup "$c" --threshold fast
+	refuse min-usage-bad-unit 1 "$M" attach --cgroup "$c" --min-usage 16X
+	refuse min-usage-negative 1 "$M" attach --cgroup "$c" --min-usage -1M
+	refuse max-size-not-pow2 1 "$M" attach --cgroup "$c" --policy fixed --max-size 48K
+	refuse max-size-below-page 1 "$M" attach --cgroup "$c" --policy fixed --max-size 2K
+	refuse max-size-zero 1 "$M" attach --cgroup "$c" --policy fixed --max-size 0
+	refuse policy-unknown 1 "$M" attach --cgroup "$c" --policy bogus
+	refuse fixed-without-max-size 1 "$M" attach --cgroup "$c" --policy fixed
+	refuse never-with-max-size 1 "$M" attach --cgroup "$c" --policy never --max-size 64K
+	refuse fixed-with-window 1 "$M" attach --cgroup "$c" --policy fixed --max-size 64K --window 1s
+	refuse no-cgroup 1 "$M" attach
+	refuse unknown-option 1 "$M" attach --cgroup "$c" --bogus
+	refuse extra-argument 1 "$M" attach --cgroup "$c" extra
+	refuse unknown-command 1 "$M" frobnicate
+	refuse no-command 1 "$M"
+	refuse detach-nothing 1 "$M" detach
+	refuse detach-both 1 "$M" detach --all --cgroup "$c"
+	refuse status-missing-cgroup 4 "$M" status --cgroup "$CG/does-not-exist"
+	# JSON errors
+	out=$("$M" -j attach --cgroup "$CG/does-not-exist")
+	jq -e '.exit_code == 4 and (.error | test("does not exist"))' <<<"$out" >/dev/null ||
+		refusal_fail+=("json error: $out")
+	# the attached policy survived all of it
+	[ "$(link_of_cgroup "$(cg_id "$att")" | wc -l)" = 1 ] || refusal_fail+=("the attached policy is gone")
+	note "${#refusal_ok[@]} refusals checked: ${refusal_ok[*]}"
+	[ ${#refusal_fail[@]} = 0 ] || fail "$(printf '%s; ' "${refusal_fail[@]}")" || return 1
+}
+
+# --------------------------------------------------------------------------
+
+all_tests=(auto_sibling auto_pressure replace_detach status refusals)
+[ $# -gt 0 ] && all_tests=("$@")
+setup
+trap 'restore' EXIT
+echo "# mthpctl VM integration tests on $(uname -r), logs in $logs"
+for t in "${all_tests[@]}"; do
+	run_test "$t"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -12,5 +12,6 @@ int main(void)
 	failed += run_cgroup_tests();
 	failed += run_pin_tests();
 	failed += run_policy_tests();
+	failed += run_bench_tests();
 	return failed ? 1 : 0;
 }

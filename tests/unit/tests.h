@@ -13,4 +13,5 @@ int run_sysfs_tests(void);
 int run_cgroup_tests(void);
 int run_pin_tests(void);
 int run_policy_tests(void);
+int run_bench_tests(void);
 #endif

@@ -38,6 +38,7 @@ static const struct cmd {
 	{ "attach", cmd_attach },
 	{ "detach", cmd_detach },
 	{ "status", cmd_status },
+	{ "bench", cmd_bench },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -71,7 +72,7 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		if (cmd_index < 0)
-			argp_error(state, "missing COMMAND (attach, detach or status)");
+			argp_error(state, "missing COMMAND (attach, detach, status or bench)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -90,6 +91,7 @@ static const char top_doc[] =
 	"  attach   load a policy and attach it to a cgroup (pinned, no daemon)\n"
 	"  detach   detach the policy of a cgroup (or --all) and remove its pins\n"
 	"  status   kernel support, global THP settings, attached policies\n"
+	"  bench    benchmark THP modes and a policy (redis, pagefault, sparse)\n"
 	"\n"
 	"Commands may be abbreviated to a unique prefix. "
 	"Run `mthpctl COMMAND --help` for the options of a command.\n"
@@ -118,10 +120,10 @@ int main(int argc, char **argv)
 	if (!c) {
 		if (nmatch > 1)
 			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "command '%s' is ambiguous (attach, detach, status)",
+					     "command '%s' is ambiguous (attach, detach, status, bench)",
 					     argv[cmd_index]);
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "unknown command '%s' (attach, detach, status; see mthpctl --help)",
+				     "unknown command '%s' (attach, detach, status, bench; see mthpctl --help)",
 				     argv[cmd_index]);
 	}
 	mthpctl_libbpf_setup();

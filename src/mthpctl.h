@@ -66,5 +66,6 @@ int mthpctl_ensure_pin_root(void);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_bench(int argc, char **argv);	/* bench.c */
 
 #endif

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* mthpctl bench: options and dispatch of redis, pagefault and sparse. */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "mthpctl.h"
+#include "parse.h"
+
+enum {
+	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET,
+	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
+	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK,
+	OPT_SIZE, OPT_ITERATIONS,
+	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Common options:", 1 },
+	{ "modes", OPT_MODES, "LIST", 0,
+	  "modes to run: always, never, policy (default all three)", 1 },
+	{ "policy", OPT_POLICY, "SPEC", 0,
+	  "policy of the policy mode with its attach options, e.g. \"auto --threshold 50ms\" "
+	  "(default auto)", 1 },
+	{ "repeats", OPT_REPEATS, "N", 0, "runs per mode and level; medians are shown (default 3)", 1 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
+	{ "timeout", OPT_TIMEOUT, "DURATION", 0, "limit of one run (default 15min)", 1 },
+	{ "quiet", OPT_QUIET, NULL, 0, "no progress lines on stderr", 1 },
+	{ NULL, 0, NULL, 0, "redis options:", 2 },
+	{ "keys", OPT_KEYS, "N", 0, "redis-benchmark -r: key space (default 200000)", 2 },
+	{ "requests", OPT_REQUESTS, "N", 0, "redis-benchmark -n: SET requests (default 200000)", 2 },
+	{ "value-size", OPT_VALUE_SIZE, "SIZE", 0, "redis-benchmark -d: value size (default 1K)", 2 },
+	{ "clients", OPT_CLIENTS, "N", 0, "redis-benchmark -c (default 16)", 2 },
+	{ "pipeline", OPT_PIPELINE, "N", 0, "redis-benchmark -P (default 32)", 2 },
+	{ "high", OPT_HIGH, "LIST", 0,
+	  "memory.high levels, e.g. max,128M (default max,128M)", 2 },
+	{ "bgsave", OPT_BGSAVE, NULL, 0,
+	  "keep redis' default save points (BGSAVE); default is --save \"\" (noBGSAVE)", 2 },
+	{ "port", OPT_PORT, "PORT", 0, "redis-server port on 127.0.0.1 (default 16379)", 2 },
+	{ "redis-server", OPT_REDIS_SERVER, "PATH", 0, "redis-server binary (default from PATH)", 2 },
+	{ "redis-benchmark", OPT_REDIS_BENCHMARK, "PATH", 0,
+	  "redis-benchmark binary (default from PATH)", 2 },
+	{ NULL, 0, NULL, 0, "pagefault options:", 3 },
+	{ "size", OPT_SIZE, "SIZE", 0, "mapping touched per iteration (default 64M)", 3 },
+	{ "iterations", OPT_ITERATIONS, "N", 0, "map/touch/unmap cycles per run (default 16)", 3 },
+	{ NULL, 0, NULL, 0, "sparse options:", 4 },
+	{ "procs", OPT_PROCS, "N", 0, "small processes (default 8)", 4 },
+	{ "map-size", OPT_MAP_SIZE, "SIZE", 0, "mapping of each small process (default 32M)", 4 },
+	{ "stride", OPT_STRIDE, "SIZE", 0, "one 4K page touched per STRIDE (default 128K)", 4 },
+	{ "dense-size", OPT_DENSE_SIZE, "SIZE", 0, "the large process' mapping (default 256M)", 4 },
+	{ "dense-passes", OPT_DENSE_PASSES, "N", 0,
+	  "map/touch/unmap cycles of the large process (default 4)", 4 },
+	{ 0 }
+};
+
+static int parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*end || errno || *v < min || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bench_opts *o = state->input;
+	__u64 v;
+	int n;
+
+#define COUNT(field, min, max, what) do {					\
+		if (parse_count(arg, min, max, &v))				\
+			argp_error(state, "bad %s '%s' (a number from %llu to %llu)", \
+				   what, arg, (unsigned long long)(min),	\
+				   (unsigned long long)(max));			\
+		o->field = v;							\
+	} while (0)
+#define SIZE(field, min, what) do {						\
+		if (mthpctl_parse_size(arg, &v) || v < (min))			\
+			argp_error(state, "bad %s '%s' (a size of at least %llu bytes, e.g. 64M)", \
+				   what, arg, (unsigned long long)(min));	\
+		o->field = v;							\
+	} while (0)
+
+	switch (key) {
+	case OPT_MODES:
+		if (bench_parse_modes(arg, &o->modes) || !o->modes)
+			argp_error(state, "bad --modes '%s' (a list of always, never, policy)", arg);
+		break;
+	case OPT_POLICY:
+		o->policy_spec = strdup(arg);
+		n = bench_split_words(o->policy_spec, o->policy_words, BENCH_MAX_POLICY_WORDS);
+		if (n <= 0 || o->policy_words[0][0] == '-')
+			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\")", arg);
+		o->nr_policy_words = n;
+		break;
+	case OPT_REPEATS: COUNT(repeats, 1, 1000, "--repeats"); break;
+	case OPT_CGROUP:
+		if (arg[0] != '/' || strlen(arg) > 400)
+			argp_error(state, "--cgroup needs an absolute path");
+		o->cgroup = arg;
+		break;
+	case OPT_TIMEOUT:
+		if (mthpctl_parse_duration(arg, &v) || v < 1000000000ULL)
+			argp_error(state, "bad --timeout '%s' (a duration of at least 1s, e.g. 10min)", arg);
+		o->timeout_ns = v;
+		break;
+	case OPT_QUIET: o->quiet = true; break;
+	case OPT_KEYS: COUNT(keys, 1, 1000000000, "--keys"); break;
+	case OPT_REQUESTS: COUNT(requests, 1, 1000000000, "--requests"); break;
+	case OPT_VALUE_SIZE: SIZE(value_size, 1, "--value-size"); break;
+	case OPT_CLIENTS: COUNT(clients, 1, 10000, "--clients"); break;
+	case OPT_PIPELINE: COUNT(pipeline, 1, 10000, "--pipeline"); break;
+	case OPT_HIGH:
+		n = bench_parse_high_list(arg, o->high, BENCH_MAX_LIST);
+		if (n <= 0)
+			argp_error(state, "bad --high '%s' (a list of max and sizes, e.g. max,128M)", arg);
+		o->nr_high = n;
+		break;
+	case OPT_BGSAVE: o->bgsave = true; break;
+	case OPT_PORT: COUNT(port, 1, 65535, "--port"); break;
+	case OPT_REDIS_SERVER: o->redis_server = arg; break;
+	case OPT_REDIS_BENCHMARK: o->redis_benchmark = arg; break;
+	case OPT_SIZE: SIZE(pf_size, 4096, "--size"); break;
+	case OPT_ITERATIONS: COUNT(pf_iterations, 1, 1000000, "--iterations"); break;
+	case OPT_PROCS: COUNT(sp_procs, 1, 200, "--procs"); break;
+	case OPT_MAP_SIZE: SIZE(sp_map_size, 4096, "--map-size"); break;
+	case OPT_STRIDE: SIZE(sp_stride, 4096, "--stride"); break;
+	case OPT_DENSE_SIZE: SIZE(sp_dense_size, 4096, "--dense-size"); break;
+	case OPT_DENSE_PASSES: COUNT(sp_dense_passes, 1, 100000, "--dense-passes"); break;
+	case ARGP_KEY_ARG:
+		if (o->which)
+			argp_error(state, "unexpected argument '%s'", arg);
+		if (!strcmp(arg, "redis") || !strcmp(arg, "pagefault") || !strcmp(arg, "sparse"))
+			o->which = arg;
+		else
+			argp_error(state, "unknown benchmark '%s' (redis, pagefault or sparse)", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!o->which)
+			argp_error(state, "missing BENCHMARK (redis, pagefault or sparse)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+#undef COUNT
+#undef SIZE
+}
+
+static const struct argp_child children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
+
+static const char doc[] =
+	"Measure THP modes and a policy: redis SET throughput under memory.high "
+	"pressure, page-fault cost, memory of sparse small processes. Needs root "
+	"and a cgroup2 memory controller; every setting changed is restored at the "
+	"end, on error and on SIGINT/SIGTERM."
+	"\v"
+	"Modes: always and never set every hugepages-*/enabled (and the global "
+	"enabled); policy is always plus the --policy attached to the run's cgroup "
+	"(skipped with a note when the kernel lacks bpf_mthp_ops).\n"
+	"\n"
+	"Examples:\n"
+	"  mthpctl bench redis\n"
+	"  mthpctl bench redis --high max,2G --keys 3000000 --requests 3000000\n"
+	"  mthpctl bench redis --bgsave --policy \"auto --threshold 50ms\" -j\n"
+	"  mthpctl bench pagefault --size 256M\n"
+	"  mthpctl bench sparse --modes never,policy\n"
+	"\n"
+	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
+
+static const struct argp argp = {
+	options, parse_opt, "redis|pagefault|sparse", doc, children, NULL, NULL
+};
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o = {
+		.modes = (1u << BENCH_NR_MODES) - 1,
+		.repeats = 3,
+		.cgroup = BENCH_DEFAULT_CGROUP,
+		.timeout_ns = 15ULL * 60 * 1000000000ULL,
+		.keys = 200000, .requests = 200000, .value_size = 1024,
+		.clients = 16, .pipeline = 32, .port = 16379,
+		.nr_high = 2, .high = { BENCH_HIGH_MAX, 128ULL << 20 },
+		.redis_server = "redis-server", .redis_benchmark = "redis-benchmark",
+		.pf_size = 64ULL << 20, .pf_iterations = 16,
+		.sp_procs = 8, .sp_map_size = 32ULL << 20, .sp_stride = 128ULL << 10,
+		.sp_dense_size = 256ULL << 20, .sp_dense_passes = 4,
+	};
+	static char auto_spec[] = "auto";
+
+	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	if (!o.nr_policy_words) {
+		o.policy_words[0] = auto_spec;
+		o.nr_policy_words = 1;
+	}
+	if (!strcmp(o.which, "redis"))
+		return bench_redis(&o);
+	if (!strcmp(o.which, "pagefault"))
+		return bench_pagefault(&o);
+	return bench_sparse(&o);
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench sparse: many small processes, each touching one page per
+ * stride of a large mapping, in cgroup <bench>/sparse/small, next to one large
+ * process touching a mapping densely in the sibling <bench>/sparse/large.
+ * The policy is attached to <bench>/sparse, i.e. to both. Reports the small
+ * cgroup's memory.current/peak and the large process' run time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#include "bench_common.h"
+#include "mthpctl.h"
+#include "parse.h"
+
+#define SP_MAX_REPEATS 64
+
+struct small_arg {
+	__u64 size, stride;
+	int ready_fd, hold_fd, hold_wr;
+};
+
+static int small_worker(void *arg)
+{
+	struct small_arg *a = arg;
+	volatile char *p;
+	__u64 off;
+	char c = 1;
+
+	close(a->hold_wr);
+	p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	for (off = 0; off < a->size; off += a->stride)
+		p[off] = 1;
+	if (write(a->ready_fd, &c, 1) != 1)
+		return 1;
+	while (read(a->hold_fd, &c, 1) > 0)	/* hold the memory until EOF */
+		;
+	return 0;
+}
+
+struct large_arg {
+	__u64 size;
+	unsigned int passes;
+	int fd;
+};
+
+static int large_worker(void *arg)
+{
+	struct large_arg *a = arg;
+	volatile char *p;
+	unsigned int i;
+	__u64 off, t0 = bench_now_ns(), ns;
+
+	for (i = 0; i < a->passes; i++) {
+		p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		for (off = 0; off < a->size; off += 4096)
+			p[off] = 1;
+		munmap((void *)p, a->size);
+	}
+	ns = bench_now_ns() - t0;
+	return write(a->fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
+}
+
+static int read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (bench_stop)
+			return -EINTR;
+		if (bench_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(fd, (char *)buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		off += n;
+	}
+	return 0;
+}
+
+struct sp_run {
+	__u64 small_current, small_peak, large_peak;
+	double large_s;
+	struct bench_counters delta;
+};
+
+static bool policy_skip;
+static char policy_note[512];
+
+static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, bool *done)
+{
+	char parent[600] = "", small[600] = "", large[600] = "", buf[256];
+	int lp[2] = { -1, -1 }, ready[2] = { -1, -1 }, hold[2] = { -1, -1 };
+	struct large_arg la = { .size = o->sp_dense_size, .passes = o->sp_dense_passes };
+	struct small_arg sa = { .size = o->sp_map_size, .stride = o->sp_stride };
+	struct bench_counters before, after;
+	struct bench_cgstat cs;
+	pid_t lpid = -1, spid[200];
+	unsigned int i, nsmall = 0;
+	int err, ret = 0, status;
+	__u64 ns;
+
+	*done = false;
+	err = bench_set_thp(mode == BENCH_NEVER ? "never" : "always");
+	if (err)
+		return err;
+	err = bench_cg_create("sparse", parent, sizeof(parent));
+	if (!err)
+		err = bench_cg_create("sparse/small", small, sizeof(small));
+	if (!err)
+		err = bench_cg_create("sparse/large", large, sizeof(large));
+	if (err) {
+		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create cgroups in %s: %s",
+				    o->cgroup, strerror(-err));
+		goto out;
+	}
+	if (mode == BENCH_POLICY &&
+	    bench_policy_attach(o, parent, policy_note, sizeof(policy_note))) {
+		policy_skip = true;
+		fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
+		goto out;
+	}
+	if (pipe2(lp, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
+		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	bench_counters_read(&before);
+	la.fd = lp[1];
+	lpid = bench_spawn(large, NULL, -1, -1, large_worker, &la);
+	close(lp[1]);
+	lp[1] = -1;
+	if (pipe2(hold, O_CLOEXEC)) {
+		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	sa.ready_fd = ready[1];
+	sa.hold_fd = hold[0];
+	sa.hold_wr = hold[1];
+	for (i = 0; i < o->sp_procs; i++) {
+		spid[i] = bench_spawn(small, NULL, -1, -1, small_worker, &sa);
+		if (spid[i] < 0) {
+			ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-spid[i]));
+			goto out;
+		}
+		nsmall++;
+	}
+	close(ready[1]);
+	ready[1] = -1;
+	err = read_full(ready[0], buf, o->sp_procs, o->timeout_ns);
+	if (err) {
+		ret = err == -EINTR ? -EINTR :
+		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the small processes failed (%s)", strerror(-err));
+		goto out;
+	}
+	bench_cgstat_read(small, &cs);
+	r->small_current = cs.current;
+	r->small_peak = cs.peak;
+	close(hold[1]);		/* release the small processes */
+	hold[1] = -1;
+	for (i = 0; i < nsmall; i++)
+		bench_wait(spid[i], 10000000000ULL, &status);
+	nsmall = 0;
+	err = read_full(lp[0], &ns, sizeof(ns), o->timeout_ns);
+	if (err) {
+		ret = err == -EINTR ? -EINTR :
+		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the large process failed (%s)", strerror(-err));
+		goto out;
+	}
+	bench_wait(lpid, 10000000000ULL, &status);
+	lpid = -1;
+	bench_cgstat_read(large, &cs);
+	r->large_peak = cs.peak;
+	r->large_s = ns / 1e9;
+	bench_counters_read(&after);
+	bench_counters_delta(&before, &after, &r->delta);
+	*done = true;
+out:
+	for (i = 0; i < nsmall; i++)
+		bench_kill(spid[i]);
+	if (lpid > 0)
+		bench_kill(lpid);
+	for (i = 0; i < 2; i++) {
+		if (lp[i] >= 0)
+			close(lp[i]);
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (hold[i] >= 0)
+			close(hold[i]);
+	}
+	bench_cg_remove(small);
+	bench_cg_remove(large);
+	bench_cg_remove(parent);
+	return bench_stop ? -EINTR : ret;
+}
+
+int bench_sparse(struct bench_opts *o)
+{
+	static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
+	int n[BENCH_NR_MODES] = { 0 };
+	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES], lt[BENCH_NR_MODES];
+	__u64 alloc[BENCH_NR_MODES];
+	struct utsname u;
+	char b1[32], b2[32], b3[32];
+	int m, rep, ret = 0, k = 0, total = 0, i, s;
+
+	if (o->repeats > SP_MAX_REPEATS)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --repeats is at most %d",
+				     SP_MAX_REPEATS);
+	if (o->sp_stride > o->sp_map_size)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --stride exceeds --map-size");
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (o->modes & (1u << m))
+			total += o->repeats;
+	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
+		for (m = 0; m < BENCH_NR_MODES && !ret; m++) {
+			bool done;
+
+			if (!(o->modes & (1u << m)))
+				continue;
+			k++;
+			if (m == BENCH_POLICY && policy_skip)
+				continue;
+			bench_progress(o, "[%d/%d] sparse %s run %d/%u ...", k, total,
+				       bench_mode_name(m, o), rep + 1, o->repeats);
+			ret = sp_one(o, m, &runs[m][n[m]], &done);
+			if (!ret && done) {
+				struct sp_run *r = &runs[m][n[m]++];
+
+				bench_progress(o, "[%d/%d]   small cgroup %llu KiB (peak %llu KiB), "
+					       "large %.2f s", k, total,
+					       (unsigned long long)r->small_current >> 10,
+					       (unsigned long long)r->small_peak >> 10, r->large_s);
+			}
+		}
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		double a[SP_MAX_REPEATS], b[SP_MAX_REPEATS], c[SP_MAX_REPEATS];
+		__u64 al[SP_MAX_REPEATS];
+
+		for (i = 0; i < n[m]; i++) {
+			a[i] = runs[m][i].small_current;
+			b[i] = runs[m][i].small_peak;
+			c[i] = runs[m][i].large_s;
+			al[i] = 0;
+			for (s = 0; s < runs[m][i].delta.nr; s++)
+				if (runs[m][i].delta.size_kb[s] > 4)
+					al[i] += runs[m][i].delta.v[s][BENCH_CNT_ALLOC];
+		}
+		cur[m] = bench_median(a, n[m]);
+		peak[m] = bench_median(b, n[m]);
+		lt[m] = bench_median(c, n[m]);
+		alloc[m] = bench_median_u64(al, n[m]);
+	}
+	uname(&u);
+	if (g.json) {
+		struct jw *w = &g.jw;
+
+		mthpctl_json_begin();
+		jw_obj_open(w);
+		jw_kstr(w, "benchmark", "sparse");
+		jw_kstr(w, "kernel", u.release);
+		jw_kbool(w, "interrupted", ret == -EINTR);
+		jw_key(w, "config");
+		jw_obj_open(w);
+		jw_ku64(w, "procs", o->sp_procs);
+		jw_ku64(w, "map_size", o->sp_map_size);
+		jw_ku64(w, "stride", o->sp_stride);
+		jw_ku64(w, "dense_size", o->sp_dense_size);
+		jw_ku64(w, "dense_passes", o->sp_dense_passes);
+		jw_ku64(w, "repeats", o->repeats);
+		jw_kstr(w, "policy", o->policy_words[0]);
+		jw_obj_close(w);
+		jw_key(w, "notes");
+		jw_arr_open(w);
+		if (policy_skip)
+			jw_str(w, policy_note);
+		jw_arr_close(w);
+		jw_key(w, "modes");
+		jw_arr_open(w);
+		for (m = 0; m < BENCH_NR_MODES; m++) {
+			if (!n[m])
+				continue;
+			jw_obj_open(w);
+			jw_kstr(w, "mode", bench_mode_name(m, o));
+			jw_ku64(w, "runs", n[m]);
+			jw_ku64(w, "small_memory_current", (__u64)cur[m]);
+			jw_ku64(w, "small_memory_peak", (__u64)peak[m]);
+			jw_key(w, "small_current_vs_never_pct");
+			jw_double(w, bench_pct(cur[m], cur[BENCH_NEVER]));
+			jw_key(w, "large_seconds");
+			jw_double(w, lt[m]);
+			jw_key(w, "large_vs_always_pct");
+			jw_double(w, bench_pct(lt[m], lt[BENCH_ALWAYS]));
+			jw_ku64(w, "mthp_fault_allocs", alloc[m]);
+			jw_obj_close(w);
+		}
+		jw_arr_close(w);
+		jw_obj_close(w);
+	} else {
+		printf("sparse on %s: %u small processes each touching one 4K page per %s of %s "
+		       "(cgroup small), one large process touching %s densely %u times (cgroup "
+		       "large), median of %u%s\n", u.release, o->sp_procs,
+		       mthpctl_format_size(o->sp_stride, b1, sizeof(b1)),
+		       mthpctl_format_size(o->sp_map_size, b2, sizeof(b2)),
+		       mthpctl_format_size(o->sp_dense_size, b3, sizeof(b3)), o->sp_dense_passes,
+		       o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");
+		if (policy_skip)
+			printf("note: policy rows skipped: %s\n", policy_note);
+		printf("%-14s %14s %14s %9s %10s %9s %12s\n", "mode", "small current",
+		       "small peak", "vs never", "large s", "vs always", "mTHP allocs");
+		for (m = 0; m < BENCH_NR_MODES; m++) {
+			double pn = bench_pct(cur[m], cur[BENCH_NEVER]);
+			double pa = bench_pct(lt[m], lt[BENCH_ALWAYS]);
+			char c1[16], c2[16], s1[32], s2[32];
+
+			if (!n[m])
+				continue;
+			snprintf(c1, sizeof(c1), isnan(pn) ? "-" : "%+.1f%%", pn);
+			snprintf(c2, sizeof(c2), isnan(pa) ? "-" : "%+.1f%%", pa);
+			snprintf(s1, sizeof(s1), "%.1f MiB", cur[m] / 1048576);
+			snprintf(s2, sizeof(s2), "%.1f MiB", peak[m] / 1048576);
+			printf("%-14s %14s %14s %9s %10.2f %9s %12llu\n", bench_mode_name(m, o), s1, s2,
+			       c1, lt[m], c2, (unsigned long long)alloc[m]);
+		}
+	}
+	fflush(stdout);
+	if (ret == -EINTR) {
+		fprintf(stderr, "mthpctl: interrupted by signal %d; settings restored\n", bench_stop);
+		return bench_interrupted();
+	}
+	return 0;
+}

@@ -10,7 +10,7 @@
 #include "parse.h"
 
 enum {
-	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET,
+	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK,
 	OPT_SIZE, OPT_ITERATIONS,
@@ -29,6 +29,8 @@ static const struct argp_option options[] = {
 	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
 	{ "timeout", OPT_TIMEOUT, "DURATION", 0, "limit of one run (default 15min)", 1 },
 	{ "quiet", OPT_QUIET, NULL, 0, "no progress lines on stderr", 1 },
+	{ "json-out", OPT_JSON_OUT, "FILE", 0,
+	  "also write the results as JSON to FILE (the tables still go to stdout)", 1 },
 	{ NULL, 0, NULL, 0, "redis options:", 2 },
 	{ "keys", OPT_KEYS, "N", 0, "redis-benchmark -r: key space (default 200000)", 2 },
 	{ "requests", OPT_REQUESTS, "N", 0, "redis-benchmark -n: SET requests (default 200000)", 2 },
@@ -113,6 +115,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->timeout_ns = v;
 		break;
 	case OPT_QUIET: o->quiet = true; break;
+	case OPT_JSON_OUT: o->json_out = arg; break;
 	case OPT_KEYS: COUNT(keys, 1, 1000000000, "--keys"); break;
 	case OPT_REQUESTS: COUNT(requests, 1, 1000000000, "--requests"); break;
 	case OPT_VALUE_SIZE: SIZE(value_size, 1, "--value-size"); break;

@@ -80,6 +80,36 @@ void bench_progress(const struct bench_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+static FILE *json_file;
+
+struct jw *bench_json_begin(const struct bench_opts *o)
+{
+	if (g.json) {
+		mthpctl_json_begin();
+		return &g.jw;
+	}
+	if (!o->json_out)
+		return NULL;
+	json_file = fopen(o->json_out, "w");
+	if (!json_file) {
+		fprintf(stderr, "mthpctl: warning: cannot write %s: %s\n", o->json_out, strerror(errno));
+		return NULL;
+	}
+	jw_init(&g.jw, json_file, true);
+	return &g.jw;
+}
+
+void bench_json_end(const struct bench_opts *o, struct jw *w)
+{
+	if (!w)
+		return;
+	fflush(w->f);
+	if (json_file) {
+		fclose(json_file);
+		json_file = NULL;
+	}
+}
+
 const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o)
 {
 	static char buf[64];

@@ -25,6 +25,7 @@ struct bench_opts {
 	unsigned int repeats;
 	const char *cgroup;
 	bool quiet;
+	const char *json_out;		/* also write the JSON here */
 	__u64 timeout_ns;		/* per run */
 	/* redis */
 	__u64 keys, requests, value_size;
@@ -108,6 +109,11 @@ __u64 bench_now_ns(void);
 /* Progress line on stderr unless --quiet. */
 void bench_progress(const struct bench_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Start the JSON report: on stdout with -j, else in --json-out FILE (pretty);
+ * NULL when neither. Finish with bench_json_end(). */
+struct jw *bench_json_begin(const struct bench_opts *o);
+void bench_json_end(const struct bench_opts *o, struct jw *w);
+
 /* The exit code for an interrupted run: 128 + signal. */
 int bench_interrupted(void);
 

@@ -172,6 +172,7 @@ int bench_pagefault(struct bench_opts *o)
 	double med[BENCH_NR_MODES], overhead;
 	struct bench_counters d;
 	struct utsname u;
+	struct jw *w;
 	char b1[32];
 	int m, rep, ret = 0, k = 0, total = 0, s, i;
 
@@ -210,10 +211,8 @@ int bench_pagefault(struct bench_opts *o)
 	overhead = bench_pct(med[BENCH_POLICY], med[BENCH_ALWAYS]);
 	uname(&u);
 
-	if (g.json) {
-		struct jw *w = &g.jw;
-
-		mthpctl_json_begin();
+	w = bench_json_begin(o);
+	if (w) {
 		jw_obj_open(w);
 		jw_kstr(w, "benchmark", "pagefault");
 		jw_kstr(w, "kernel", u.release);
@@ -264,7 +263,9 @@ int bench_pagefault(struct bench_opts *o)
 		jw_key(w, "policy_overhead_pct");
 		jw_double(w, overhead);
 		jw_obj_close(w);
-	} else {
+		bench_json_end(o, w);
+	}
+	if (!g.json) {
 		printf("pagefault on %s: %s mapped, touched every 4K, unmapped; %u iterations, "
 		       "median of %u%s\n", u.release, mthpctl_format_size(o->pf_size, b1, sizeof(b1)),
 		       o->pf_iterations, o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");

@@ -386,6 +386,7 @@ static void fmt_ms(char *buf, size_t len, double v)
 static void report(struct redis_ctx *c, struct redis_cell cells[][BENCH_NR_MODES], bool partial)
 {
 	struct bench_opts *o = c->o;
+	struct jw *w;
 	struct utsname u;
 	char b1[32], spec[256] = "";
 	int l, m, i;
@@ -395,10 +396,8 @@ static void report(struct redis_ctx *c, struct redis_cell cells[][BENCH_NR_MODES
 		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), "%s%s",
 			 i ? " " : "", o->policy_words[i]);
 
-	if (g.json) {
-		struct jw *w = &g.jw;
-
-		mthpctl_json_begin();
+	w = bench_json_begin(o);
+	if (w) {
 		jw_obj_open(w);
 		jw_kstr(w, "benchmark", "redis");
 		jw_kstr(w, "kernel", u.release);
@@ -468,9 +467,10 @@ static void report(struct redis_ctx *c, struct redis_cell cells[][BENCH_NR_MODES
 		}
 		jw_arr_close(w);
 		jw_obj_close(w);
-		fflush(stdout);
-		return;
+		bench_json_end(o, w);
 	}
+	if (g.json)
+		return;
 
 	printf("redis SET on %s: %llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
 	       "median of %u%s\n",

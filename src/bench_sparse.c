@@ -220,6 +220,7 @@ int bench_sparse(struct bench_opts *o)
 	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES], lt[BENCH_NR_MODES];
 	__u64 alloc[BENCH_NR_MODES];
 	struct utsname u;
+	struct jw *w;
 	char b1[32], b2[32], b3[32];
 	int m, rep, ret = 0, k = 0, total = 0, i, s;
 
@@ -277,10 +278,8 @@ int bench_sparse(struct bench_opts *o)
 		alloc[m] = bench_median_u64(al, n[m]);
 	}
 	uname(&u);
-	if (g.json) {
-		struct jw *w = &g.jw;
-
-		mthpctl_json_begin();
+	w = bench_json_begin(o);
+	if (w) {
 		jw_obj_open(w);
 		jw_kstr(w, "benchmark", "sparse");
 		jw_kstr(w, "kernel", u.release);
@@ -321,7 +320,9 @@ int bench_sparse(struct bench_opts *o)
 		}
 		jw_arr_close(w);
 		jw_obj_close(w);
-	} else {
+		bench_json_end(o, w);
+	}
+	if (!g.json) {
 		printf("sparse on %s: %u small processes each touching one 4K page per %s of %s "
 		       "(cgroup small), one large process touching %s densely %u times (cgroup "
 		       "large), median of %u%s\n", u.release, o->sp_procs,

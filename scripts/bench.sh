@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
+# swap) and run the standard `mthpctl bench` set:
+#   redis noBGSAVE and BGSAVE at memory.high max and 128M; pagefault; sparse.
+# Writes into OUT (default .output/bench/<UTC date>/, linked as
+# .output/bench/latest):
+#   bench.txt    the tables, as mthpctl prints them
+#   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", ...}
+#   *.json, *.err, console.log  per benchmark JSON, progress, VM console
+#
+# Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
+#   KDIR      kernel result dir (default: scripts/kernel-build.sh, cached)
+#   REPEATS   runs per mode and level (default 3; BENCH_REPEATS in make)
+#   EXTRA     appended to every redis run, e.g. -- --keys 100000 --requests 100000
+#
+# Inside the guest the same script runs with --guest OUT.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+M=$top/mthpctl
+
+guest() {
+	local out=$1; shift
+	local repeats=${BENCH_REPEATS:-3} t0 rc=0
+	t0=$(date +%s)
+	cd "$out" || exit 1
+	{
+		echo "zram swap:"
+		modprobe zram 2>/dev/null
+		[ -e /sys/block/zram0 ] || cat /sys/class/zram-control/hot_add >/dev/null
+		echo 1G >/sys/block/zram0/disksize &&
+			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 && swapon --show
+	} >zram.log 2>&1 || { echo "bench: zram swap setup failed:"; cat zram.log; }
+	"$M" status >status.txt 2>&1
+
+	run() {		# NAME BENCH-ARGS...
+		local name=$1; shift
+		local s=$(date +%s)
+		echo "bench: $name: mthpctl bench $*" >&2
+		{
+			echo "=== $name: mthpctl bench $* --repeats $repeats"
+			"$M" bench "$@" --repeats "$repeats" --json-out "$out/$name.json" \
+				2> >(tee "$out/$name.err" >&2)
+			local r=$?
+			echo "(exit $r, $(( $(date +%s) - s )) s)"
+			echo
+			return $r
+		} | tee -a bench.txt
+		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	}
+	: >bench.txt
+	run redis_nobgsave redis --high max,128M "$@"
+	run redis_bgsave redis --high max,128M --bgsave "$@"
+	run pagefault pagefault
+	run sparse sparse
+	swapoff /dev/zram0 2>/dev/null
+
+	python3 - "$out" "$t0" <<'PY'
+import json, os, sys, time
+out, t0 = sys.argv[1], int(sys.argv[2])
+res = {"kernel": os.uname().release,
+       "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
+       "seconds": int(time.time()) - t0}
+for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "sparse"):
+    try:
+        res[n] = json.load(open(os.path.join(out, n + ".json")))
+    except Exception as e:
+        res[n] = {"error": str(e)}
+json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=2)
+print("bench: %d s in the VM" % res["seconds"], file=sys.stderr)
+PY
+	return $rc
+}
+
+if [ "${1:-}" = --guest ]; then
+	shift
+	guest "$@"
+	exit
+fi
+
+kdir= out= timeout=7200
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) kdir=$2; shift 2 ;;
+	-o) out=$2; shift 2 ;;
+	-r) export BENCH_REPEATS=$2; shift 2 ;;
+	-t) timeout=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "bench.sh: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
+	esac
+done
+[ -x "$M" ] || { echo "bench.sh: build mthpctl first (make)" >&2; exit 2; }
+[ -n "$kdir" ] || kdir=$("$top/scripts/kernel-build.sh" | tail -n1) || exit 1
+if [ -z "$out" ]; then
+	out=$top/.output/bench/$(date -u +%Y%m%dT%H%M%SZ)
+	mkdir -p "$out"
+	ln -sfn "$(basename "$out")" "$top/.output/bench/latest"
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+start=$(date +%s)
+echo "bench: kernel $kdir, results in $out (redis under TCG takes long: see README.md)" >&2
+"$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
+	env BENCH_REPEATS="${BENCH_REPEATS:-3}" "$top/scripts/bench.sh" --guest "$out" "$@"
+rc=$?
+echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json" >&2
+exit $rc

@@ -35,7 +35,8 @@ extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym __weak;
 extern unsigned long bpf_mem_cgroup_page_state(struct mem_cgroup *memcg, int idx) __ksym __weak;
 extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym __weak;
 
-/* Set by mthpctl before load. */
+/* Set by mthpctl before load. Read it only through get_params(): a cast that
+ * drops the volatile lets clang fold the reads to these defaults. */
 const volatile struct mthpctl_params params = {
 	.magic = MTHPCTL_PARAMS_MAGIC,
 	.policy = MTHPCTL_POLICY_AUTO,
@@ -44,6 +45,18 @@ const volatile struct mthpctl_params params = {
 	.threshold_ns = 100000000ULL,
 	.min_usage = 16ULL << 20,
 };
+
+/* A copy made with volatile reads (the values mthpctl stored). */
+static __always_inline void get_params(struct mthpctl_params *p)
+{
+	p->magic = params.magic;
+	p->policy = params.policy;
+	p->max_order = params.max_order;
+	p->pad = 0;
+	p->window_ns = params.window_ns;
+	p->threshold_ns = params.threshold_ns;
+	p->min_usage = params.min_usage;
+}
 
 struct cg_entry {
 	struct bpf_wq wq;
@@ -73,12 +86,18 @@ struct {
 	__type(value, struct mthpctl_totals);
 } totals SEC(".maps");
 
-/* Never written: the template for new entries (too big for the stack). */
+/* Never written: the template for new entries (too big for the stack).
+ * Plain bytes: the verifier refuses a value with a bpf_wq as the source of
+ * bpf_map_update_elem() ("bpf_wq cannot be accessed directly"). */
+struct cg_blank {
+	__u8 bytes[sizeof(struct cg_entry)];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cg_entry);
+	__type(value, struct cg_blank);
 } zero_entry SEC(".maps");
 
 static __always_inline struct mthpctl_totals *get_totals(void)
@@ -112,6 +131,7 @@ static int sample_cb(void *map, int *key, void *value)
 	struct cg_entry *e = value;
 	struct mthpctl_totals *t = get_totals();
 	struct mthpctl_sample x = {};
+	struct mthpctl_params p;
 	struct mthpctl_state s;
 	struct mem_cgroup *memcg;
 	struct cgroup *cgrp;
@@ -165,7 +185,8 @@ static int sample_cb(void *map, int *key, void *value)
 
 	x.now_ns = bpf_ktime_get_ns();
 	s = e->state;
-	mthpctl_update((const struct mthpctl_params *)&params, &s, &x);
+	get_params(&p);
+	mthpctl_update(&p, &s, &x);
 	e->state = s;
 	if (t)
 		inc(&t->samples);
@@ -174,7 +195,8 @@ static int sample_cb(void *map, int *key, void *value)
 
 static struct cg_entry *cg_entry_get(__u64 id, struct mthpctl_totals *t)
 {
-	struct cg_entry *e, *zero;
+	struct cg_blank *zero;
+	struct cg_entry *e;
 	__u32 k = 0;
 	long err;
 
@@ -226,16 +248,18 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 	struct mthpctl_totals *t = get_totals();
 	struct mthpctl_state none = {};
 	struct mthpctl_state *s = &none;
+	struct mthpctl_params p;
 	struct cg_entry *e = NULL;
 	__u32 tva = tva_index(type);
 	__u32 reason = MTHPCTL_REASON_NONE;
 	__u64 allow;
 
 	if (cgrp)
-		e = cg_entry_get(BPF_CORE_READ(cgrp, kn, id), t);
+		e = cg_entry_get(cgrp->kn->id, t);	/* trusted: direct access */
 	if (e)
 		s = &e->state;
-	allow = mthpctl_orders((const struct mthpctl_params *)&params, s, tva,
+	get_params(&p);
+	allow = mthpctl_orders(&p, s, tva,
 			       orders, &reason);
 
 	if (tva < MTHPCTL_NR_TVA && reason < MTHPCTL_NR_REASON) {

@@ -84,19 +84,23 @@ struct mthpctl_state {
 #define MTHPCTL_STALL_EXIT_DIV	2
 #define MTHPCTL_USAGE_EXIT_DIV	4
 
-/* stall * window / dt without overflowing 64 bits (precision may drop). */
+/*
+ * stall * window / dt without overflowing 64 bits (precision may drop):
+ * both factors are brought below 2^32 by halving them together with dt.
+ * (No "x <= ~0 / y" test: clang turns that into a 128-bit multiply, which
+ * BPF does not have.)
+ */
 static inline __u64 mthpctl_scale_rate(__u64 stall, __u64 dt, __u64 window)
 {
-	__u64 limit;
 	int i;
 
 	if (!window)
 		return 0;
-	limit = ~0ULL / window;
-	for (i = 0; i < 64; i++) {
-		if (stall <= limit)
-			break;
-		stall >>= 1;
+	for (i = 0; i < 64 && ((stall >> 32) || (window >> 32)); i++) {
+		if (stall >> 32)
+			stall >>= 1;
+		else
+			window >>= 1;
 		dt >>= 1;
 	}
 	if (!dt)

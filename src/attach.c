@@ -232,7 +232,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 				     MTHPCTL_PIN_ROOT, strerror(-err));
 
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
-	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, ".new", tmp, sizeof(tmp));
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", tmp, sizeof(tmp));
 	mthpctl_rm_pin_dir(tmp);	/* leftover of an interrupted run */
 
 	/* Is the cgroup attached already? The kernel's link is the truth. */
@@ -283,6 +283,13 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		goto out;
 	}
 	mthpctl_pin_path(tmp, "link", path, sizeof(path));
+	err = mthpctl_struct_ops_ready(bpf_map__fd(skel->maps.mthpctl_ops),
+				       bpf_map__value_size(skel->maps.mthpctl_ops),
+				       bpf_program__fd(skel->progs.choose_orders));
+	if (err) {
+		ret = load_error(err, "preparing the policy failed");
+		goto out;
+	}
 
 	if (old_fd >= 0) {
 		LIBBPF_OPTS(bpf_link_update_opts, uopts, .flags = BPF_F_REPLACE);

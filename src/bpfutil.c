@@ -92,6 +92,56 @@ int mthpctl_check_bpffs(void)
 	return 0;
 }
 
+static int member_off(const struct btf *btf, const char *type, const char *member)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	if (id <= 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < (int)btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return btf_member_bit_offset(t, i) / 8;
+	return -ENOENT;
+}
+
+/*
+ * What bpf_map__attach_struct_ops() does before creating a link, without its
+ * plain (cgroup-less) link: store the value of the struct_ops map, i.e. the
+ * kernel's struct bpf_struct_ops_bpf_mthp_ops with the program fd in the
+ * choose_orders slot, so the map can be linked to a cgroup or swapped into
+ * a link. The libbpf of the toolchain has no way to do it alone.
+ */
+int mthpctl_struct_ops_ready(int map_fd, __u32 value_size, int prog_fd)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int doff, moff, err = 0;
+	__u32 zero = 0;
+	char *buf;
+
+	if (!btf)
+		return -errno ? -errno : -ENOENT;
+	doff = member_off(btf, "bpf_struct_ops_bpf_mthp_ops", "data");
+	moff = member_off(btf, "bpf_mthp_ops", "choose_orders");
+	btf__free(btf);
+	if (doff < 0 || moff < 0)
+		return -EOPNOTSUPP;
+	if ((__u32)(doff + moff) + sizeof(unsigned long) > value_size)
+		return -EINVAL;
+	buf = calloc(1, value_size);
+	if (!buf)
+		return -ENOMEM;
+	*(unsigned long *)(buf + doff + moff) = prog_fd;
+	if (bpf_map_update_elem(map_fd, &zero, buf, 0) && errno != EBUSY)
+		err = -errno;
+	free(buf);
+	return err;
+}
+
 int mthpctl_ensure_pin_root(void)
 {
 	if (mkdir(MTHPCTL_PIN_ROOT, 0700) && errno != EEXIST)

@@ -129,9 +129,9 @@ static int detach_one(const char *cgroup)
 	err = detach_dir(dir);
 	if (err)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
-	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, ".new", dir, sizeof(dir));
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", dir, sizeof(dir));
 	detach_dir(dir);
-	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, ".old", dir, sizeof(dir));
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_old", dir, sizeof(dir));
 	detach_dir(dir);
 	if (g.json) {
 		mthpctl_json_begin();

@@ -62,6 +62,8 @@ int mthpctl_link_query(int fd, struct mthpctl_link *l);	/* 0 or -errno */
 /* Remove a pin directory and the objects mthpctl puts in it. 0 or -errno. */
 int mthpctl_rm_pin_dir(const char *dir);
 int mthpctl_ensure_pin_root(void);
+/* Store the struct_ops map value (program fd in choose_orders). 0 or -errno. */
+int mthpctl_struct_ops_ready(int map_fd, __u32 value_size, int prog_fd);
 
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);

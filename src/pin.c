@@ -61,5 +61,5 @@ int mthpctl_pin_is_leftover(const char *name)
 	__u64 id;
 	const char *p = parse_id(name, &id);
 
-	return p && *p == '.' && p[1];
+	return p && *p == '_' && p[1];
 }

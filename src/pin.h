@@ -25,7 +25,8 @@ int mthpctl_pin_dir(const char *root, __u64 id, const char *suffix,
 int mthpctl_pin_path(const char *dir, const char *obj, char *out, size_t len);
 /* "cg-<id>" (canonical decimal, id > 0) -> 0 and *id; else -EINVAL. */
 int mthpctl_pin_parse(const char *name, __u64 *id);
-/* "cg-<id>.<anything>": a leftover of an interrupted operation. */
+/* "cg-<id>_<anything>": a leftover of an interrupted operation. The
+ * separator is not a dot: bpffs refuses names with dots (EPERM). */
 int mthpctl_pin_is_leftover(const char *name);
 
 #endif

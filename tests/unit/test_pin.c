@@ -9,8 +9,8 @@ static void naming(void **state)
 
 	assert_int_equal(mthpctl_pin_dir(MTHPCTL_PIN_ROOT, 4242, NULL, b, sizeof(b)), 0);
 	assert_string_equal(b, "/sys/fs/bpf/mthpctl/cg-4242");
-	assert_int_equal(mthpctl_pin_dir("/r", 18446744073709551615ULL, ".new", b, sizeof(b)), 0);
-	assert_string_equal(b, "/r/cg-18446744073709551615.new");
+	assert_int_equal(mthpctl_pin_dir("/r", 18446744073709551615ULL, "_new", b, sizeof(b)), 0);
+	assert_string_equal(b, "/r/cg-18446744073709551615_new");
 	assert_int_equal(mthpctl_pin_dir("/r", 1, NULL, b, 6), -ENAMETOOLONG);
 	assert_int_equal(mthpctl_pin_path("/r/cg-1", "link", b, sizeof(b)), 0);
 	assert_string_equal(b, "/r/cg-1/link");
@@ -31,13 +31,13 @@ static void parsing(void **state)
 	assert_int_equal(mthpctl_pin_parse("cg-012", &id), -EINVAL);
 	assert_int_equal(mthpctl_pin_parse("cg-", &id), -EINVAL);
 	assert_int_equal(mthpctl_pin_parse("cg-12x", &id), -EINVAL);
-	assert_int_equal(mthpctl_pin_parse("cg-12.new", &id), -EINVAL);
+	assert_int_equal(mthpctl_pin_parse("cg-12_new", &id), -EINVAL);
 	assert_int_equal(mthpctl_pin_parse("link", &id), -EINVAL);
-	assert_true(mthpctl_pin_is_leftover("cg-12.new"));
-	assert_true(mthpctl_pin_is_leftover("cg-12.old"));
+	assert_true(mthpctl_pin_is_leftover("cg-12_new"));
+	assert_true(mthpctl_pin_is_leftover("cg-12_old"));
 	assert_false(mthpctl_pin_is_leftover("cg-12"));
-	assert_false(mthpctl_pin_is_leftover("cg-12."));
-	assert_false(mthpctl_pin_is_leftover("xx-12.new"));
+	assert_false(mthpctl_pin_is_leftover("cg-12_"));
+	assert_false(mthpctl_pin_is_leftover("xx-12_new"));
 }
 
 int run_pin_tests(void)

@@ -474,7 +474,7 @@ t_refusals() {
 	if python3 -c 'import sys; d=open("/sys/kernel/btf/vmlinux","rb").read(); open(sys.argv[1],"wb").write(d.replace(b"bpf_mthp_ops", b"bpf_mthp_opX"))' "$fakebtf" 2>/dev/null; then
 		refuse kernel-lacks-bpf_mthp_ops 3 unshare -m sh -c \
 			'mount --bind "$2" /sys/kernel/btf/vmlinux || exit 99; exec "$0" attach --cgroup "$1"' "$M" "$c" "$fakebtf"
-		out=$(unshare -m sh -c 'mount --bind "$2" /sys/kernel/btf/vmlinux && exec "$0" status' "$M" "$fakebtf")
+		out=$(unshare -m sh -c 'mount --bind "$1" /sys/kernel/btf/vmlinux && exec "$0" status' "$M" "$fakebtf")
 		grep -q '^  bpf_mthp_ops:       no (apply kernel/)$' <<<"$out" ||
 			refusal_fail+=("status without bpf_mthp_ops: $(head -n3 <<<"$out")")
 	else

@@ -18,9 +18,14 @@
  * with `date +%s%3N`):
  *   probe=N start_ms=T end_ms=T pages=P absent=A max_order=M large_pct=L
  *   o0=.. o1=.. ... o9=..
+ *   first_small_ms=T first_large_ms=T
  * where oK counts 4 KiB pages that sit in folios of order K, large_pct is
  * the share of present pages in folios of order >= 1 and max_order is the
- * largest order seen (0 when all are 4 KiB). "ready" is printed once the
+ * largest order seen (0 when all are 4 KiB). first_small_ms is when the
+ * first 2 MiB chunk that got only 4 KiB pages was faulted, first_large_ms
+ * when the first chunk with a larger folio was (0: none): a probe can take
+ * seconds under memory.high throttling, these say when the decision
+ * changed. "ready" is printed once the
  * ballast is in place; errors go to stderr with a non-zero exit.
  */
 #ifndef _GNU_SOURCE
@@ -98,11 +103,15 @@ static char *map_aligned(size_t len)
  * by tail pages; a page that is not present (reclaimed meanwhile) ends the
  * current folio and is counted as absent.
  */
-static void histogram(const char *buf, size_t len, long *pages, long *absent)
+static void histogram(const char *buf, size_t len, long *pages, long *absent,
+		      int *chunk_max)
 {
 	size_t i, n = len / PAGE;
 	long run = 0;
 	int o;
+
+	for (i = 0; i < len / SZ_2M; i++)
+		chunk_max[i] = 0;
 
 	memset(pages, 0, sizeof(long) * NR_ORDERS);
 	*absent = 0;
@@ -124,6 +133,8 @@ static void histogram(const char *buf, size_t len, long *pages, long *absent)
 			for (o = 0; o < NR_ORDERS - 1 && (1L << o) < run; o++)
 				;
 			pages[o] += run;
+			if (o > chunk_max[(i - 1) * PAGE / SZ_2M])
+				chunk_max[(i - 1) * PAGE / SZ_2M] = o;
 			run = 0;
 		}
 		if (i < n) {
@@ -138,16 +149,27 @@ static void histogram(const char *buf, size_t len, long *pages, long *absent)
 static void probe(int nr, size_t len)
 {
 	long pages[NR_ORDERS], absent, present = 0, large = 0;
-	long long start, end;
+	long long start, end, first_small = 0, first_large = 0;
+	size_t i, nchunks = len / SZ_2M;
+	long long chunk_ms[nchunks ? nchunks : 1];
+	int chunk_max[nchunks ? nchunks : 1];
 	int o, max_order = 0;
 	char *buf;
-	size_t i;
 
 	start = now_ms();
 	buf = map_aligned(len);
-	for (i = 0; i < len; i += PAGE)
+	for (i = 0; i < len; i += PAGE) {
+		if (!(i % SZ_2M))
+			chunk_ms[i / SZ_2M] = now_ms();
 		buf[i] = 1;
-	histogram(buf, len, pages, &absent);
+	}
+	histogram(buf, len, pages, &absent, chunk_max);
+	for (i = 0; i < nchunks; i++) {
+		if (!chunk_max[i] && !first_small)
+			first_small = chunk_ms[i];
+		if (chunk_max[i] && !first_large)
+			first_large = chunk_ms[i];
+	}
 	end = now_ms();
 	munmap(buf, len);
 	for (o = 0; o < NR_ORDERS; o++) {
@@ -161,7 +183,7 @@ static void probe(int nr, size_t len)
 	       nr, start, end, present, absent, max_order, present ? large * 100 / present : 0);
 	for (o = 0; o < NR_ORDERS; o++)
 		printf(" o%d=%ld", o, pages[o]);
-	printf("\n");
+	printf(" first_small_ms=%lld first_large_ms=%lld\n", first_small, first_large);
 }
 
 int main(int argc, char **argv)
@@ -187,7 +209,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (size <= 0 || ballast < 0 || count < 0 || (!count && !duration)) {
+	if (size <= 0 || size % 2 || ballast < 0 || count < 0 || (!count && !duration)) {
 		fprintf(stderr, "faulter: bad arguments\n");
 		return 2;
 	}

@@ -60,8 +60,8 @@ cg_kill_all() {
 
 cleanup() {
 	"$M" detach --all >/dev/null 2>&1
-	cg_kill_all
-	wait 2>/dev/null
+	# (bash's "Killed" notices for the helpers go to /dev/null)
+	{ cg_kill_all; wait; } 2>/dev/null
 }
 
 mkcg() {
@@ -175,7 +175,7 @@ policy_json() {	# cgroup path -> its entry of status -j
 # --- 1: a policy cgroup and a sibling without policy --------------------------
 
 t_auto_sibling() {
-	local a b out ok
+	local a b out ok line
 	a=$(mkcg a) && b=$(mkcg b) || return 1
 	out=$("$M" attach --cgroup "$a" 2>&1) || fail "attach: $out" || return 1
 	grep -q "^attached policy auto" <<<"$out" || fail "attach printed: $out" || return 1
@@ -191,7 +191,8 @@ t_auto_sibling() {
 	[ "$ok" = 12 ] || fail "A (small, auto) got large folios: $(probes "$logs/s1-a.out" 0 'v["max_order"] > 0' | head -n1)" || return 1
 	ok=$(probes "$logs/s1-b.out" 0 'v["o9"] * 4 >= v["pages"] * 3' | wc -l)
 	[ "$ok" = 3 ] || fail "B (no policy) did not get mostly 2M folios: $(head -n2 "$logs/s1-b.out" | tail -n1)" || return 1
-	note "A (auto, 4M process): 12/12 probes all 4K; B (no policy): $(probes "$logs/s1-b.out" 0 | head -n1 | sed 's/.*large_pct=\([0-9]*\).* o9=\([0-9]*\)/\1% large, \2 pages in 2M folios/')"
+	line=$(probes "$logs/s1-b.out" 0 | head -n1)
+	note "A (auto, 4M process): 12/12 probes all 4K; B (no policy): $(field "$line" large_pct)% large, $(field "$line" o9) of $(field "$line" pages) pages in 2M folios"
 	# the policy says why: low usage, counted as page-fault fallbacks
 	local j
 	j=$(policy_json "$a") && [ -n "$j" ] || fail "A missing from status -j" || return 1

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
-#   redis noBGSAVE and BGSAVE at memory.high max and 128M; pagefault; sparse.
+#   redis noBGSAVE and BGSAVE at memory.high max and 128M; pagefault (auto's
+#   defaults; and pagefault_hook: auto --min-usage 0, the hook's cost); sparse.
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
-#   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", ...}
+#   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
+#                 "pagefault", "pagefault_hook", "sparse"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
 #
 # Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
@@ -53,6 +55,7 @@ guest() {
 	run redis_nobgsave redis --high max,128M "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
+	run pagefault_hook pagefault --modes always,policy --policy "auto --min-usage 0"
 	run sparse sparse
 	swapoff /dev/zram0 2>/dev/null
 
@@ -62,7 +65,7 @@ out, t0 = sys.argv[1], int(sys.argv[2])
 res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
-for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "sparse"):
+for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_hook", "sparse"):
     try:
         res[n] = json.load(open(os.path.join(out, n + ".json")))
     except Exception as e:

@@ -7,7 +7,8 @@
 #   JOBS=N             parallel make jobs (default: nproc)
 #
 # The result directory (keyed by base + patches + config) holds bzImage,
-# vmlinux, the kernel's libbpf and bpftool, and .config; its path is printed
+# vmlinux, .config, and the patched tree's libbpf and bpftool (lib/,
+# include/, bin/); its path is printed
 # on the last line of stdout. An existing result is reused without building.
 # The object tree is kept per base + config so a patch change rebuilds only
 # what it touches.
@@ -99,20 +100,15 @@ start=$(date +%s)
 make -s -C "$tree" O="$obj" -j"$jobs" bzImage
 log "kernel built in $(( $(date +%s) - start )) s"
 
-# The tree's own libbpf and bpftool: a matched pair that knows this
-# kernel's UAPI (see kernel/README.md).
-tools=$obj/tools
-mkdir -p "$tools/libbpf" "$tools/bpftool"
-make -s -C "$tree/tools/lib/bpf" OUTPUT="$tools/libbpf/" DESTDIR="$tools/libbpf/root" \
-	prefix=/usr -j"$jobs" install_headers "$tools/libbpf/libbpf.a" >/dev/null
-make -s -C "$tree/tools/bpf/bpftool" OUTPUT="$tools/bpftool/" -j"$jobs" bootstrap >/dev/null
+# The patched tree's own libbpf and bpftool: a matched pair that knows the
+# series' UAPI, for the kernel tests.
+KERNEL_SRC=$tree BPF_TOOLCHAIN_DIR=$obj/bpf-toolchain \
+	"$top/scripts/bpf-toolchain.sh" >/dev/null
 
 mkdir -p "$out.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$out.tmp/"
-cp "$tools/libbpf/libbpf.a" "$out.tmp/"
-cp -r "$tools/libbpf/root/usr/include" "$out.tmp/include"
-cp "$tools/bpftool/bootstrap/bpftool" "$out.tmp/bpftool"
-cp "$tree/tools/include/uapi/linux/bpf.h" "$out.tmp/include/linux-bpf.h"
+cp -r "$obj/bpf-toolchain/include" "$obj/bpf-toolchain/lib" \
+	"$obj/bpf-toolchain/bin" "$out.tmp/"
 printf '%s\n' "${patches[@]}" >"$out.tmp/series"
 rm -rf "$out"; mv "$out.tmp" "$out"
 touch "$out/.complete"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The VM half of `make check`: build the patched kernel (cached), build the
+# kernel tests, boot the kernel under virtme-ng and run them; then boot with
+# psi=0 and check the PSI kfunc's answer there.
+#
+#   VM_RESULTS=dir   where guest output and console logs go
+#                    (default .output/vm-results)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+results=${VM_RESULTS:-$top/.output/vm-results}
+log() { printf 'vm-check: %s\n' "$*" >&2; }
+
+kdir=$(scripts/kernel-build.sh | tail -n1)
+log "kernel: $kdir"
+make -s -C tests/kernel KDIR="$kdir" OUT="$top/.output/ktest"
+
+rm -rf "$results"
+mkdir -p "$results"
+status=0
+
+log "kernel tests (2 vCPUs, 2G)"
+scripts/vm-run.sh -k "$kdir" -o "$results/ktest" -- \
+	"$top/.output/ktest/ktest" || status=1
+
+log "PSI kfunc with psi=0"
+scripts/vm-run.sh -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \
+	"$top/.output/ktest/ktest" psi_disabled || status=1
+
+if [ -x "$top/tests/vm/run.sh" ]; then
+	log "mthpctl integration tests"
+	scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -- \
+		"$top/tests/vm/run.sh" || status=1
+fi
+
+[ "$status" = 0 ] && log "all VM tests passed" || log "VM tests FAILED (logs in $results)"
+exit "$status"

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-side tests of the bpf_mthp_ops series, run as root inside the VM
+ * on the patched kernel: cgroup attachment of struct_ops links, hierarchy,
+ * the folio sizes really allocated, tva_type, verifier refusals and the PSI
+ * kfunc. Usage: ktest [TEST...]  (default: all but psi_disabled)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "ktest_policies.skel.h"
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define KT_CG CG_ROOT "/ktest"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define PIN_DIR "/sys/fs/bpf"
+#define MAX_ORDER_SEEN 10
+#define SZ_2M (2UL << 20)
+
+#define TVA_SMAPS 0
+#define TVA_PAGEFAULT 1
+#define TVA_KHUGEPAGED 2
+#define TVA_FORCED_COLLAPSE 3
+
+static int failures, passes;
+static char fail_msg[512];
+static char libbpf_log[1 << 16];
+static size_t libbpf_log_len;
+
+/* Record the first failed expectation of the running test. */
+#define EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			snprintf(fail_msg, sizeof(fail_msg), __VA_ARGS__); \
+			return -1;					\
+		}							\
+	} while (0)
+
+static int capture_print(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	if (libbpf_log_len < sizeof(libbpf_log) - 1) {
+		int n = vsnprintf(libbpf_log + libbpf_log_len,
+				  sizeof(libbpf_log) - libbpf_log_len, fmt, ap);
+		if (n > 0)
+			libbpf_log_len += n;
+		if (libbpf_log_len >= sizeof(libbpf_log))
+			libbpf_log_len = sizeof(libbpf_log) - 1;
+	}
+	return 0;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static int read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static uint64_t cgroup_id_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
+static int cg_make(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void cg_enable_memory(const char *parent)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", parent);
+	write_str(p, "+memory");
+}
+
+static int cg_enter(const char *path)
+{
+	char p[256], pid[32];
+
+	snprintf(p, sizeof(p), "%s/cgroup.procs", path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_str(p, pid);
+}
+
+/* rmdir a cgroup tree, children first */
+static void cg_remove(const char *path)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "find %s -depth -type d -exec rmdir {} + 2>/dev/null", path);
+	if (access(path, F_OK) == 0 && system(cmd) < 0)
+		perror("system");
+}
+
+/* --- mTHP settings, saved and restored ----------------------------------- */
+
+static char saved_enabled[16][32];
+static int saved_orders[16];
+static int nr_saved;
+static char saved_global[64];
+static char saved_scan_sleep[32];
+#define SCAN_SLEEP THP_DIR "/khugepaged/scan_sleep_millisecs"
+
+static void thp_set_all(const char *mode)
+{
+	char p[256];
+	int o;
+
+	for (o = 2; o <= MAX_ORDER_SEEN; o++) {
+		snprintf(p, sizeof(p), THP_DIR "/hugepages-%lukB/enabled",
+			 (4096UL << o) >> 10);
+		write_str(p, mode);
+	}
+	write_str(THP_DIR "/enabled", mode);
+	/* khugepaged must visit the test's processes within their lifetime */
+	write_str(SCAN_SLEEP, "100");
+}
+
+static void thp_save(void)
+{
+	char p[256], buf[256], *s, *e;
+	int o;
+
+	for (o = 2; o <= MAX_ORDER_SEEN && nr_saved < 16; o++) {
+		snprintf(p, sizeof(p), THP_DIR "/hugepages-%lukB/enabled",
+			 (4096UL << o) >> 10);
+		if (read_str(p, buf, sizeof(buf)))
+			continue;
+		s = strchr(buf, '[');
+		e = s ? strchr(s, ']') : NULL;
+		if (!s || !e)
+			continue;
+		*e = 0;
+		saved_orders[nr_saved] = o;
+		snprintf(saved_enabled[nr_saved++], 32, "%s", s + 1);
+	}
+	if (!read_str(THP_DIR "/enabled", buf, sizeof(buf)) &&
+	    (s = strchr(buf, '[')) && (e = strchr(s, ']'))) {
+		*e = 0;
+		snprintf(saved_global, sizeof(saved_global), "%s", s + 1);
+	}
+	if (!read_str(SCAN_SLEEP, buf, sizeof(buf)))
+		snprintf(saved_scan_sleep, sizeof(saved_scan_sleep), "%s", buf);
+}
+
+static void thp_restore(void)
+{
+	char p[256];
+	int i;
+
+	for (i = 0; i < nr_saved; i++) {
+		snprintf(p, sizeof(p), THP_DIR "/hugepages-%lukB/enabled",
+			 (4096UL << saved_orders[i]) >> 10);
+		write_str(p, saved_enabled[i]);
+	}
+	if (saved_global[0])
+		write_str(THP_DIR "/enabled", saved_global);
+	if (saved_scan_sleep[0])
+		write_str(SCAN_SLEEP, saved_scan_sleep);
+}
+
+/* --- what a process really got ------------------------------------------- */
+
+struct folio_report {
+	long pages[MAX_ORDER_SEEN + 1];	/* 4 KiB pages in folios of order N */
+	int thp_eligible;		/* smaps THPeligible of the buffer */
+	int collapse_ret;		/* madvise(MADV_COLLAPSE), 0 or errno */
+	long huge_after_collapse;	/* pages in order-9 folios afterwards */
+};
+
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+
+/* Histogram of the folio orders backing [buf, buf + len), from kpageflags. */
+static int folio_histogram(char *buf, size_t len, long *pages)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	size_t i, n = len / 4096;
+	long run = 0;
+	int o;
+
+	if (pm < 0 || kf < 0)
+		return -1;
+	memset(pages, 0, sizeof(long) * (MAX_ORDER_SEEN + 1));
+	for (i = 0; i <= n; i++) {
+		uint64_t ent = 0, flags = 0;
+		bool head = true;
+
+		if (i < n) {
+			if (pread(pm, &ent, 8, ((uintptr_t)buf / 4096 + i) * 8) != 8)
+				return -1;
+			if (!(ent & (1ULL << 63)))
+				return -1;	/* not present */
+			if (pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) != 8)
+				return -1;
+			head = !(flags & (1ULL << KPF_COMPOUND_TAIL));
+		}
+		if (head && run) {
+			for (o = 0; o <= MAX_ORDER_SEEN && (1L << o) < run; o++)
+				;
+			pages[o > MAX_ORDER_SEEN ? MAX_ORDER_SEEN : o] += run;
+			run = 0;
+		}
+		run++;
+	}
+	close(pm);
+	close(kf);
+	return 0;
+}
+
+static int smaps_thp_eligible(void *addr)
+{
+	char line[256];
+	unsigned long start, end;
+	bool in = false;
+	int val = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+			continue;
+		}
+		if (in && sscanf(line, "THPeligible: %d", &val) == 1)
+			break;
+	}
+	fclose(f);
+	return val;
+}
+
+static char *map_aligned(size_t len)
+{
+	char *p = mmap(NULL, len + SZ_2M, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = ((uintptr_t)p + SZ_2M - 1) & ~(SZ_2M - 1);
+	return (char *)a;
+}
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+/*
+ * Fork a child into @cgroup that faults in @len bytes of anonymous memory,
+ * one write per 4 KiB page, optionally asks for MADV_COLLAPSE, and reports
+ * the folio orders it got.
+ */
+static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
+				  int linger_ms, struct folio_report *rep)
+{
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct folio_report r = {};
+		char *buf;
+		size_t i;
+
+		close(pipefd[0]);
+		if (cg_enter(cgroup))
+			_exit(2);
+		buf = map_aligned(len);
+		if (!buf)
+			_exit(3);
+		for (i = 0; i < len; i += 4096)
+			buf[i] = 1;
+		if (folio_histogram(buf, len, r.pages))
+			_exit(4);
+		r.thp_eligible = smaps_thp_eligible(buf);
+		if (collapse) {
+			long hist[MAX_ORDER_SEEN + 1];
+
+			r.collapse_ret = madvise(buf, len, MADV_COLLAPSE) ? errno : 0;
+			if (folio_histogram(buf, len, hist))
+				_exit(5);
+			r.huge_after_collapse = hist[9];
+		}
+		/* Give khugepaged time to scan this mm */
+		usleep(linger_ms * 1000);
+		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(6);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], rep, sizeof(*rep)) != sizeof(*rep)) {
+		close(pipefd[0]);
+		waitpid(pid, &status, 0);
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "fault child in %s failed (status %d)", cgroup, status);
+		return -1;
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+static int fault_in_cgroup(const char *cgroup, size_t len, bool collapse,
+			   struct folio_report *rep)
+{
+	return fault_in_cgroup_linger(cgroup, len, collapse, 0, rep);
+}
+
+/* The order holding most of the pages */
+static int main_order(const struct folio_report *r)
+{
+	int o, best = 0;
+
+	for (o = 0; o <= MAX_ORDER_SEEN; o++)
+		if (r->pages[o] > r->pages[best])
+			best = o;
+	return best;
+}
+
+static long large_pages(const struct folio_report *r)
+{
+	long n = 0;
+	int o;
+
+	for (o = 1; o <= MAX_ORDER_SEEN; o++)
+		n += r->pages[o];
+	return n;
+}
+
+/* Attach @map to @cgroup; returns the link fd or -errno. */
+static int attach(struct bpf_map *map, const char *cgroup)
+{
+	LIBBPF_OPTS(bpf_struct_ops_opts, opts, .flags = BPF_F_CGROUP_FD);
+	struct bpf_link *link;
+	int cg = open(cgroup, O_RDONLY | O_DIRECTORY);
+	int fd;
+
+	if (cg < 0)
+		return -errno;
+	opts.target_fd = cg;
+	link = bpf_map__attach_struct_ops_opts(map, &opts);
+	close(cg);
+	if (!link)
+		return -errno;
+	/* Keep the fd, drop libbpf's wrapper without detaching. */
+	fd = bpf_link__fd(link);
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	return fd;
+}
+
+static int link_info(int link_fd, struct bpf_link_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return bpf_link_get_info_by_fd(link_fd, info, &len);
+}
+
+static struct ktest_policies *skel;
+
+/* --- tests ----------------------------------------------------------------- */
+
+static int test_folio_sizes(void)
+{
+	struct folio_report pol, sib;
+	int lfd;
+
+	cg_make(KT_CG "/pol");
+	cg_make(KT_CG "/sib");
+	lfd = attach(skel->maps.pol_only_4k, KT_CG "/pol");
+	EXPECT(lfd >= 0, "attach only_4k: %s", strerror(-lfd));
+	if (fault_in_cgroup(KT_CG "/pol", 16 << 20, false, &pol) ||
+	    fault_in_cgroup(KT_CG "/sib", 16 << 20, false, &sib))
+		return -1;
+	close(lfd);
+	printf("#   policy 4K-only: %ld of %ld pages in large folios, THPeligible %d\n",
+	       large_pages(&pol), (16L << 20) / 4096, pol.thp_eligible);
+	printf("#   sibling:        %ld of %ld pages in large folios (main order %d), THPeligible %d\n",
+	       large_pages(&sib), (16L << 20) / 4096, main_order(&sib), sib.thp_eligible);
+	EXPECT(large_pages(&pol) == 0, "policy cgroup got %ld pages in large folios", large_pages(&pol));
+	EXPECT(pol.thp_eligible == 0, "smaps THPeligible %d under a 4K-only policy", pol.thp_eligible);
+	EXPECT(main_order(&sib) == 9, "sibling's main folio order is %d, not 9", main_order(&sib));
+	EXPECT(sib.thp_eligible == 1, "sibling's THPeligible is %d", sib.thp_eligible);
+	return 0;
+}
+
+static int test_link_attach_detach_query(void)
+{
+	struct bpf_link_info info;
+	struct bpf_map_info minfo = {};
+	__u32 mlen = sizeof(minfo);
+	LIBBPF_OPTS(bpf_link_create_opts, noflag);
+	struct folio_report r;
+	char path[128], buf[512];
+	int lfd, fd, tmp;
+
+	cg_make(KT_CG "/q");
+	lfd = attach(skel->maps.pol_only_4k, KT_CG "/q");
+	EXPECT(lfd >= 0, "attach: %s", strerror(-lfd));
+	EXPECT(!link_info(lfd, &info), "link info: %s", strerror(errno));
+	bpf_map_get_info_by_fd(bpf_map__fd(skel->maps.pol_only_4k), &minfo, &mlen);
+	EXPECT(info.type == BPF_LINK_TYPE_STRUCT_OPS, "link type %u", info.type);
+	EXPECT(info.struct_ops.map_id == minfo.id, "map id %u, want %u",
+	       info.struct_ops.map_id, minfo.id);
+	EXPECT(info.struct_ops.cgroup_id == cgroup_id_of(KT_CG "/q"),
+	       "cgroup id %llu, want %llu", (unsigned long long)info.struct_ops.cgroup_id,
+	       (unsigned long long)cgroup_id_of(KT_CG "/q"));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", lfd);
+	EXPECT(!read_str(path, buf, sizeof(buf)) && strstr(buf, "cgroup_id:"),
+	       "fdinfo lacks cgroup_id: %s", buf);
+
+	/* Refusals: no cgroup flag, and a target that is not a cgroup. */
+	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_mask_a), 0, BPF_STRUCT_OPS, &noflag);
+	EXPECT(fd < 0 && fd == -EOPNOTSUPP, "attach without BPF_F_CGROUP_FD gave %d", fd);
+	tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = BPF_F_CGROUP_FD);
+		fd = bpf_link_create(bpf_map__fd(skel->maps.pol_mask_a), tmp, BPF_STRUCT_OPS, &opts);
+	}
+	close(tmp);
+	EXPECT(fd < 0, "attaching to /tmp succeeded");
+
+	/* Replace atomically with a 64K-only policy, then detach. */
+	skel->bss->allowed_a = 1UL << 4;
+	EXPECT(!bpf_link_update(lfd, bpf_map__fd(skel->maps.pol_mask_a), NULL),
+	       "link update: %s", strerror(errno));
+	if (fault_in_cgroup(KT_CG "/q", 4 << 20, false, &r))
+		return -1;
+	EXPECT(main_order(&r) == 4, "after replace, main order %d, want 4", main_order(&r));
+	EXPECT(!bpf_link_detach(lfd), "detach: %s", strerror(errno));
+	EXPECT(!link_info(lfd, &info) && info.struct_ops.map_id == 0 &&
+	       info.struct_ops.cgroup_id == 0,
+	       "detached link still reports map %u cgroup %llu", info.struct_ops.map_id,
+	       (unsigned long long)info.struct_ops.cgroup_id);
+	if (fault_in_cgroup(KT_CG "/q", 4 << 20, false, &r))
+		return -1;
+	EXPECT(main_order(&r) == 9, "after detach, main order %d, want 9", main_order(&r));
+	close(lfd);
+	return 0;
+}
+
+static int test_pin_outlives_creator(void)
+{
+	const char *pin = PIN_DIR "/ktest_link";
+	struct bpf_link_info info;
+	struct folio_report r;
+	int status, fd;
+	pid_t pid;
+
+	cg_make(KT_CG "/pin");
+	unlink(pin);
+	pid = fork();
+	if (pid == 0) {
+		int lfd = attach(skel->maps.pol_only_4k, KT_CG "/pin");
+
+		_exit(lfd < 0 || bpf_obj_pin(lfd, pin) ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed to attach and pin");
+	/* The creator is gone; the policy must still be in force. */
+	if (fault_in_cgroup(KT_CG "/pin", 4 << 20, false, &r))
+		return -1;
+	EXPECT(large_pages(&r) == 0, "policy lost with its creator: %ld large pages", large_pages(&r));
+	fd = bpf_obj_get(pin);
+	EXPECT(fd >= 0, "reopen pin: %s", strerror(errno));
+	EXPECT(!link_info(fd, &info) && info.struct_ops.cgroup_id == cgroup_id_of(KT_CG "/pin"),
+	       "pinned link reports cgroup %llu", (unsigned long long)info.struct_ops.cgroup_id);
+	close(fd);
+	unlink(pin);	/* last reference: detaches */
+	usleep(200 * 1000);
+	if (fault_in_cgroup(KT_CG "/pin", 4 << 20, false, &r))
+		return -1;
+	EXPECT(main_order(&r) == 9, "after unpinning, main order %d, want 9", main_order(&r));
+	return 0;
+}
+
+static pid_t spawn_looper(const char *cgroup)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (cg_enter(cgroup))
+			_exit(2);
+		for (;;) {
+			char *p = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			size_t i;
+
+			if (p == MAP_FAILED)
+				_exit(3);
+			for (i = 0; i < (4 << 20); i += 4096)
+				p[i] = 1;
+			munmap(p, 4 << 20);
+		}
+	}
+	return pid;
+}
+
+static int test_cgroup_removal_detaches(void)
+{
+	struct ktest_policies *own = ktest_policies__open_and_load();
+	struct bpf_map_info minfo = {};
+	__u32 mlen = sizeof(minfo);
+	struct bpf_link_info info;
+	struct pollfd pfd;
+	pid_t loop[3];
+	int lfd, sfd, i, fd;
+	__u32 map_id;
+
+	EXPECT(own, "second skeleton: %s", strerror(errno));
+	cg_make(KT_CG "/gone");
+	cg_make(KT_CG "/gone/leaf");
+	cg_make(KT_CG "/stay");
+	lfd = attach(own->maps.pol_only_4k, KT_CG "/gone");
+	sfd = attach(skel->maps.pol_deny_fault, KT_CG "/stay");
+	EXPECT(lfd >= 0 && sfd >= 0, "attach: %d %d", lfd, sfd);
+	bpf_map_get_info_by_fd(bpf_map__fd(own->maps.pol_only_4k), &minfo, &mlen);
+	map_id = minfo.id;
+
+	/* Tasks fault under the policy right up to the removal. */
+	loop[0] = spawn_looper(KT_CG "/gone/leaf");
+	loop[1] = spawn_looper(KT_CG "/gone");
+	loop[2] = spawn_looper(KT_CG "/stay");
+	sleep(1);
+	kill(loop[0], SIGKILL);
+	kill(loop[1], SIGKILL);
+	waitpid(loop[0], NULL, 0);
+	waitpid(loop[1], NULL, 0);
+	for (i = 0; i < 50 && (rmdir(KT_CG "/gone/leaf") && errno == EBUSY); i++)
+		usleep(20000);
+	for (i = 0; i < 50 && (rmdir(KT_CG "/gone") && errno == EBUSY); i++)
+		usleep(20000);
+	EXPECT(access(KT_CG "/gone", F_OK) != 0, "cgroup not removed");
+
+	pfd.fd = lfd;
+	pfd.events = POLLIN;
+	i = poll(&pfd, 1, 10000);
+	kill(loop[2], SIGKILL);
+	waitpid(loop[2], NULL, 0);
+	close(sfd);
+	EXPECT(i == 1 && (pfd.revents & POLLHUP), "no EPOLLHUP after removal (poll %d, revents %#x)",
+	       i, pfd.revents);
+	EXPECT(!link_info(lfd, &info) && info.struct_ops.map_id == 0 &&
+	       info.struct_ops.cgroup_id == 0, "link still attached: map %u cgroup %llu",
+	       info.struct_ops.map_id, (unsigned long long)info.struct_ops.cgroup_id);
+
+	/* Nothing keeps the policy alive any more: it must be freed. */
+	close(lfd);
+	ktest_policies__destroy(own);
+	for (i = 0; i < 100; i++) {
+		fd = bpf_map_get_fd_by_id(map_id);
+		if (fd < 0)
+			break;
+		close(fd);
+		usleep(100000);
+	}
+	EXPECT(fd < 0 && errno == ENOENT, "struct_ops map %u leaked", map_id);
+	return 0;
+}
+
+static int test_hierarchy(void)
+{
+	struct folio_report p, c1, c2, s1, s2, other;
+	int lp, lc1, ls1, ls2;
+
+	/* P allows 16K..64K; C1 allows 32K and 2M; the intersection is 32K. */
+	skel->bss->allowed_a = (1UL << 2) | (1UL << 3) | (1UL << 4);
+	skel->bss->allowed_b = (1UL << 3) | (1UL << 9);
+	skel->bss->allowed_c = 1UL << 2;
+	cg_make(KT_CG "/p");
+	cg_make(KT_CG "/p/c1");
+	cg_make(KT_CG "/s1");
+	cg_make(KT_CG "/s2");
+	cg_make(KT_CG "/other");
+	lp = attach(skel->maps.pol_mask_a, KT_CG "/p");
+	lc1 = attach(skel->maps.pol_mask_b, KT_CG "/p/c1");
+	ls1 = attach(skel->maps.pol_mask_c, KT_CG "/s1");
+	ls2 = attach(skel->maps.pol_mask_b, KT_CG "/s2");
+	EXPECT(lp >= 0 && lc1 >= 0 && ls1 >= 0 && ls2 >= 0,
+	       "nested attach refused: %d %d %d %d", lp, lc1, ls1, ls2);
+	/* Created after the attachments: must inherit P's policy. */
+	cg_make(KT_CG "/p/c2");
+	if (fault_in_cgroup(KT_CG "/p", 4 << 20, false, &p) ||
+	    fault_in_cgroup(KT_CG "/p/c1", 4 << 20, false, &c1) ||
+	    fault_in_cgroup(KT_CG "/p/c2", 4 << 20, false, &c2) ||
+	    fault_in_cgroup(KT_CG "/s1", 4 << 20, false, &s1) ||
+	    fault_in_cgroup(KT_CG "/s2", 4 << 20, false, &s2) ||
+	    fault_in_cgroup(KT_CG "/other", 4 << 20, false, &other))
+		return -1;
+	close(lp);
+	close(lc1);
+	close(ls1);
+	close(ls2);
+	printf("#   main folio order: p %d, p/c1 %d, p/c2 (new) %d, s1 %d, s2 %d, other %d\n",
+	       main_order(&p), main_order(&c1), main_order(&c2), main_order(&s1),
+	       main_order(&s2), main_order(&other));
+	EXPECT(main_order(&p) == 4, "P: order %d, want 4", main_order(&p));
+	EXPECT(main_order(&c1) == 3, "C1: order %d, want 3 (intersection)", main_order(&c1));
+	EXPECT(main_order(&c2) == 4, "new child C2: order %d, want 4 (inherited)", main_order(&c2));
+	EXPECT(main_order(&s1) == 2, "sibling S1: order %d, want 2", main_order(&s1));
+	EXPECT(main_order(&s2) == 9, "sibling S2: order %d, want 9", main_order(&s2));
+	EXPECT(main_order(&other) == 9, "no policy: order %d, want 9", main_order(&other));
+	return 0;
+}
+
+static int test_tva_type(void)
+{
+	struct folio_report d, n;
+	int ld, ln;
+	int i;
+
+	cg_make(KT_CG "/deny_fault");
+	cg_make(KT_CG "/never");
+	skel->bss->watch_cgroup = cgroup_id_of(KT_CG "/deny_fault");
+	for (i = 0; i < 4; i++)
+		skel->bss->calls[i] = 0;
+	ld = attach(skel->maps.pol_deny_fault, KT_CG "/deny_fault");
+	ln = attach(skel->maps.pol_only_4k, KT_CG "/never");
+	EXPECT(ld >= 0 && ln >= 0, "attach: %d %d", ld, ln);
+	if (fault_in_cgroup_linger(KT_CG "/deny_fault", 4 << 20, true, 2000, &d) ||
+	    fault_in_cgroup(KT_CG "/never", 4 << 20, true, &n))
+		return -1;
+	close(ld);
+	close(ln);
+	printf("#   fault-only refusal: %ld large pages after faults, MADV_COLLAPSE -> %s, %ld pages in 2M folios after\n",
+	       large_pages(&d), strerror(d.collapse_ret), d.huge_after_collapse);
+	printf("#   4K-only policy:     MADV_COLLAPSE -> %s, %ld pages in 2M folios after\n",
+	       strerror(n.collapse_ret), n.huge_after_collapse);
+	printf("#   calls seen: smaps %llu, pagefault %llu, khugepaged %llu, forced collapse %llu\n",
+	       (unsigned long long)skel->bss->calls[TVA_SMAPS],
+	       (unsigned long long)skel->bss->calls[TVA_PAGEFAULT],
+	       (unsigned long long)skel->bss->calls[TVA_KHUGEPAGED],
+	       (unsigned long long)skel->bss->calls[TVA_FORCED_COLLAPSE]);
+	EXPECT(large_pages(&d) == 0, "faults got large folios despite the policy");
+	EXPECT(d.collapse_ret == 0, "MADV_COLLAPSE failed: %s", strerror(d.collapse_ret));
+	EXPECT(d.huge_after_collapse == (4 << 20) / 4096,
+	       "after MADV_COLLAPSE only %ld pages are in 2M folios", d.huge_after_collapse);
+	EXPECT(n.collapse_ret != 0 && n.huge_after_collapse == 0,
+	       "MADV_COLLAPSE under a 4K-only policy gave %ld huge pages", n.huge_after_collapse);
+	EXPECT(skel->bss->calls[TVA_PAGEFAULT] > 0, "no TVA_PAGEFAULT call");
+	EXPECT(skel->bss->calls[TVA_SMAPS] > 0, "no TVA_SMAPS call");
+	EXPECT(skel->bss->calls[TVA_KHUGEPAGED] > 0, "no TVA_KHUGEPAGED call");
+	EXPECT(skel->bss->calls[TVA_FORCED_COLLAPSE] > 0, "no TVA_FORCED_COLLAPSE call");
+	skel->bss->watch_cgroup = 0;
+	return 0;
+}
+
+static int expect_rejected(const char *obj_path, const char *needle)
+{
+	struct bpf_object *obj;
+	int err;
+
+	libbpf_log_len = 0;
+	libbpf_log[0] = 0;
+	obj = bpf_object__open_file(obj_path, NULL);
+	EXPECT(obj, "open %s: %s", obj_path, strerror(errno));
+	err = bpf_object__load(obj);
+	bpf_object__close(obj);
+	EXPECT(err, "%s was accepted", obj_path);
+	EXPECT(strstr(libbpf_log, needle), "verifier log of %s lacks \"%s\"", obj_path, needle);
+	printf("#   %s: refused with \"%s\"\n", obj_path, needle);
+	return 0;
+}
+
+static char objdir[256];
+
+static int test_verifier_rejects(void)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/ktest_reject_sleepable.bpf.o", objdir);
+	if (expect_rejected(p, "attach to unsupported member choose_orders of struct bpf_mthp_ops"))
+		return -1;
+	snprintf(p, sizeof(p), "%s/ktest_reject_signature.bpf.o", objdir);
+	return expect_rejected(p, "func 'choose_orders' doesn't have 5-th argument");
+}
+
+struct psi_args {
+	__u64 cgroup_id;
+	__s64 mem_some;
+	__s64 mem_full;
+	__s64 io_some;
+	__s64 bad_state;
+};
+
+static int read_psi(const char *cgroup, struct psi_args *a)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	a->cgroup_id = cgroup_id_of(cgroup);
+	/* A syscall program's context is copied back to ctx_in */
+	opts.ctx_in = a;
+	opts.ctx_size_in = sizeof(*a);
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_psi), &opts);
+	if (err || opts.retval) {
+		snprintf(fail_msg, sizeof(fail_msg), "read_psi(%s): err %d retval %d",
+			 cgroup, err, opts.retval);
+		return -1;
+	}
+	return 0;
+}
+
+static void zram_swap_on(void)
+{
+	char buf[256];
+
+	if (!read_str("/proc/swaps", buf, sizeof(buf)) && strstr(buf, "zram0"))
+		return;
+	write_str("/sys/block/zram0/disksize", "512M");
+	if (system("mkswap /dev/zram0 >/dev/null && swapon /dev/zram0"))
+		fprintf(stderr, "# zram swap could not be enabled\n");
+}
+
+static int test_psi_kfunc(void)
+{
+	struct psi_args t0, t1, i0, i1;
+	pid_t thr, idle;
+
+	zram_swap_on();
+	cg_make(KT_CG "/thrash");
+	cg_make(KT_CG "/idle");
+	EXPECT(!write_str(KT_CG "/thrash/memory.high", "16M"), "memory.high: %s", strerror(errno));
+	idle = fork();
+	if (idle == 0) {
+		cg_enter(KT_CG "/idle");
+		pause();
+		_exit(0);
+	}
+	usleep(200000);
+	if (read_psi(KT_CG "/thrash", &t0) || read_psi(KT_CG "/idle", &i0))
+		return -1;
+	EXPECT(t0.bad_state == -EINVAL, "PSI_NONIDLE gave %lld, want -EINVAL", (long long)t0.bad_state);
+	EXPECT(t0.mem_some >= 0 && i0.mem_some >= 0, "stall read failed: %lld %lld",
+	       (long long)t0.mem_some, (long long)i0.mem_some);
+	thr = fork();
+	if (thr == 0) {
+		size_t len = 64 << 20, i;
+		char *p;
+		time_t end = time(NULL) + 2;
+
+		cg_enter(KT_CG "/thrash");
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		while (time(NULL) < end)
+			for (i = 0; i < len; i += 4096)
+				p[i]++;
+		_exit(0);
+	}
+	waitpid(thr, NULL, 0);
+	/* Read at once: the periodic aggregation may not have run yet. */
+	if (read_psi(KT_CG "/thrash", &t1) || read_psi(KT_CG "/idle", &i1))
+		return -1;
+	kill(idle, SIGKILL);
+	waitpid(idle, NULL, 0);
+	printf("#   thrasher cgroup: memory some +%.1f ms, full +%.1f ms; idle cgroup: some +%.1f ms, full +%.1f ms\n",
+	       (t1.mem_some - t0.mem_some) / 1e6, (t1.mem_full - t0.mem_full) / 1e6,
+	       (i1.mem_some - i0.mem_some) / 1e6, (i1.mem_full - i0.mem_full) / 1e6);
+	EXPECT(t1.mem_some - t0.mem_some > 10 * 1000000LL, "thrasher's memory stall grew only %lld ns",
+	       (long long)(t1.mem_some - t0.mem_some));
+	EXPECT(t1.mem_full > t0.mem_full, "thrasher's full stall did not grow");
+	EXPECT(i1.mem_some == i0.mem_some && i1.mem_full == i0.mem_full,
+	       "idle cgroup's stall moved: %lld -> %lld", (long long)i0.mem_some, (long long)i1.mem_some);
+	return 0;
+}
+
+/* Run only when booted with psi=0 */
+static int test_psi_disabled(void)
+{
+	struct psi_args a;
+
+	cg_make(KT_CG "/nopsi");
+	if (read_psi(KT_CG "/nopsi", &a))
+		return -1;
+	EXPECT(a.mem_some == -EOPNOTSUPP && a.mem_full == -EOPNOTSUPP,
+	       "with psi=0: %lld %lld, want -EOPNOTSUPP", (long long)a.mem_some,
+	       (long long)a.mem_full);
+	printf("#   psi=0: bpf_cgroup_psi_stall returns -EOPNOTSUPP\n");
+	return 0;
+}
+
+struct test {
+	const char *name;
+	int (*fn)(void);
+	bool by_default;
+};
+
+static const struct test tests[] = {
+	{ "link_attach_detach_query", test_link_attach_detach_query, true },
+	{ "folio_sizes", test_folio_sizes, true },
+	{ "pin_outlives_creator", test_pin_outlives_creator, true },
+	{ "cgroup_removal_detaches", test_cgroup_removal_detaches, true },
+	{ "hierarchy", test_hierarchy, true },
+	{ "tva_type", test_tva_type, true },
+	{ "verifier_rejects", test_verifier_rejects, true },
+	{ "psi_kfunc", test_psi_kfunc, true },
+	{ "psi_disabled", test_psi_disabled, false },
+};
+
+static void run(const struct test *t)
+{
+	fail_msg[0] = 0;
+	if (t->fn() == 0) {
+		passes++;
+		printf("ok - %s\n", t->name);
+	} else {
+		failures++;
+		printf("not ok - %s: %s\n", t->name, fail_msg);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	char *slash;
+	size_t i;
+	int a;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(objdir, sizeof(objdir), "%s", argv[0]);
+	slash = strrchr(objdir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(objdir, sizeof(objdir), ".");
+	libbpf_set_print(capture_print);
+
+	if (geteuid()) {
+		fprintf(stderr, "ktest: must run as root (inside the VM)\n");
+		return 2;
+	}
+	skel = ktest_policies__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "ktest: cannot load the test policies: %s\n%s",
+			strerror(errno), libbpf_log);
+		return 1;
+	}
+	thp_save();
+	thp_set_all("always");
+	cg_enable_memory(CG_ROOT);
+	cg_remove(KT_CG);
+	cg_make(KT_CG);
+	cg_enable_memory(KT_CG);
+
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		bool want = argc == 1 && tests[i].by_default;
+
+		for (a = 1; a < argc; a++)
+			want |= !strcmp(argv[a], tests[i].name);
+		if (want)
+			run(&tests[i]);
+	}
+
+	cg_remove(KT_CG);
+	thp_restore();
+	ktest_policies__destroy(skel);
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}

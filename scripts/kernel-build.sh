@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the patched test kernel, cached and incremental.
 #
-# Usage: scripts/kernel-build.sh [--print-dir]
+# Usage: scripts/kernel-build.sh [--tree]
+#   --tree             only prepare the patched source tree and print its path
 #   KERNEL_SRC=/path   use this 7.3 tree instead of fetching Debian's package
 #   KERNEL_CACHE=/dir  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl)
 #   JOBS=N             parallel make jobs (default: nproc)
@@ -20,6 +21,15 @@ jobs=${JOBS:-$(nproc)}
 log() { printf 'kernel-build: %s\n' "$*" >&2; }
 export KERNEL_CACHE=$cache
 
+# One build at a time per cache: two makes in one object tree delete each
+# other's files (seen as a missing net/packet/af_packet.o).
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel build using $cache"
+	flock 9
+fi
+
 if [ -n "${KERNEL_SRC:-}" ]; then
 	[ -f "$KERNEL_SRC/Makefile" ] || { log "error: KERNEL_SRC=$KERNEL_SRC is not a kernel tree"; exit 1; }
 	pristine=$(cd "$KERNEL_SRC" && pwd)
@@ -34,7 +44,7 @@ key=$( { echo "$base_id"; cat "$top/kernel/config";
 	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
        sha256sum | cut -c1-16)
 out=$cache/images/$key
-if [ -f "$out/.complete" ]; then
+if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then
 	log "cached build $key"
 	echo "$out"
 	exit 0
@@ -77,6 +87,11 @@ if [ "$same" = 0 ]; then
 		cp "$top/kernel/$p" "$applied/$p"
 		echo "$p" >>"$applied/series"
 	done
+fi
+
+if [ "${1:-}" = --tree ]; then
+	echo "$tree"
+	exit 0
 fi
 
 obj=$cache/obj/$base_id

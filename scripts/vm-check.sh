@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The VM half of `make check`: build the patched kernel (cached), build the
 # kernel tests, boot the kernel under virtme-ng and run them; then boot with
-# psi=0 and check the PSI kfunc's answer there.
+# psi=0 and check the PSI kfunc's answer there; then mthpctl's integration
+# tests, a short run of each benchmark and the restore-on-interrupt test.
 #
 #   VM_RESULTS=dir   where guest output and console logs go
 #                    (default .output/vm-results)
@@ -28,11 +29,17 @@ log "PSI kfunc with psi=0"
 scripts/vm-run.sh -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \
 	"$top/.output/ktest/ktest" psi_disabled || status=1
 
-if [ -x "$top/tests/vm/run.sh" ]; then
-	log "mthpctl integration tests"
-	scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -- \
-		"$top/tests/vm/run.sh" || status=1
-fi
+log "mthpctl integration tests"
+scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -- \
+	"$top/tests/vm/run.sh" || status=1
+
+log "mthpctl bench, short run of every benchmark"
+scripts/vm-run.sh -k "$kdir" -o "$results/bench-short" -- \
+	"$top/tests/vm/bench-short.sh" || status=1
+
+log "mthpctl bench restores everything when interrupted"
+scripts/vm-run.sh -k "$kdir" -o "$results/bench-interrupt" -- \
+	"$top/tests/vm/bench-interrupt.sh" || status=1
 
 [ "$status" = 0 ] && log "all VM tests passed" || log "VM tests FAILED (logs in $results)"
 exit "$status"

@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ktest_policies.skel.h"
@@ -376,18 +379,25 @@ static long large_pages(const struct folio_report *r)
 }
 
 /* Attach @map to @cgroup; returns the link fd or -errno. */
-static int attach(struct bpf_map *map, const char *cgroup)
+static struct bpf_link *attach_link(struct bpf_map *map, const char *cgroup)
 {
 	LIBBPF_OPTS(bpf_struct_ops_opts, opts, .flags = BPF_F_CGROUP_FD);
 	struct bpf_link *link;
 	int cg = open(cgroup, O_RDONLY | O_DIRECTORY);
-	int fd;
 
 	if (cg < 0)
-		return -errno;
+		return NULL;
 	opts.target_fd = cg;
 	link = bpf_map__attach_struct_ops_opts(map, &opts);
 	close(cg);
+	return link;
+}
+
+static int attach(struct bpf_map *map, const char *cgroup)
+{
+	struct bpf_link *link = attach_link(map, cgroup);
+	int fd;
+
 	if (!link)
 		return -errno;
 	/* Keep the fd, drop libbpf's wrapper without detaching. */
@@ -441,11 +451,13 @@ static int test_link_attach_detach_query(void)
 	LIBBPF_OPTS(bpf_link_create_opts, noflag);
 	struct folio_report r;
 	char path[128], buf[512];
+	struct bpf_link *link;
 	int lfd, fd, tmp;
 
 	cg_make(KT_CG "/q");
-	lfd = attach(skel->maps.pol_only_4k, KT_CG "/q");
-	EXPECT(lfd >= 0, "attach: %s", strerror(-lfd));
+	link = attach_link(skel->maps.pol_only_4k, KT_CG "/q");
+	EXPECT(link, "attach: %s", strerror(errno));
+	lfd = bpf_link__fd(link);
 	EXPECT(!link_info(lfd, &info), "link info: %s", strerror(errno));
 	bpf_map_get_info_by_fd(bpf_map__fd(skel->maps.pol_only_4k), &minfo, &mlen);
 	EXPECT(info.type == BPF_LINK_TYPE_STRUCT_OPS, "link type %u", info.type);
@@ -458,8 +470,10 @@ static int test_link_attach_detach_query(void)
 	EXPECT(!read_str(path, buf, sizeof(buf)) && strstr(buf, "cgroup_id:"),
 	       "fdinfo lacks cgroup_id: %s", buf);
 
-	/* Refusals: no cgroup flag, and a target that is not a cgroup. */
-	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_mask_a), 0, BPF_STRUCT_OPS, &noflag);
+	/* Refusals: no cgroup flag (on a map whose value is set, so that
+	 * the flag is the only thing wrong), and a target that is not a
+	 * cgroup. */
+	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_only_4k), 0, BPF_STRUCT_OPS, &noflag);
 	EXPECT(fd < 0 && fd == -EOPNOTSUPP, "attach without BPF_F_CGROUP_FD gave %d", fd);
 	tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
 	{
@@ -471,7 +485,8 @@ static int test_link_attach_detach_query(void)
 
 	/* Replace atomically with a 64K-only policy, then detach. */
 	skel->bss->allowed_a = 1UL << 4;
-	EXPECT(!bpf_link_update(lfd, bpf_map__fd(skel->maps.pol_mask_a), NULL),
+	/* (libbpf sets the new map's value, then BPF_LINK_UPDATE) */
+	EXPECT(!bpf_link__update_map(link, skel->maps.pol_mask_a),
 	       "link update: %s", strerror(errno));
 	if (fault_in_cgroup(KT_CG "/q", 4 << 20, false, &r))
 		return -1;
@@ -484,7 +499,7 @@ static int test_link_attach_detach_query(void)
 	if (fault_in_cgroup(KT_CG "/q", 4 << 20, false, &r))
 		return -1;
 	EXPECT(main_order(&r) == 9, "after detach, main order %d, want 9", main_order(&r));
-	close(lfd);
+	bpf_link__destroy(link);
 	return 0;
 }
 
@@ -861,6 +876,7 @@ static void run(const struct test *t)
 
 int main(int argc, char **argv)
 {
+	struct statfs fs;
 	char *slash;
 	size_t i;
 	int a;
@@ -883,6 +899,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ktest: cannot load the test policies: %s\n%s",
 			strerror(errno), libbpf_log);
 		return 1;
+	}
+	/* virtme-ng does not mount bpffs; the pin test needs it */
+	if (statfs(PIN_DIR, &fs) || fs.f_type != BPF_FS_MAGIC) {
+		if (mount("bpf", PIN_DIR, "bpf", 0, NULL)) {
+			fprintf(stderr, "ktest: cannot mount bpffs on %s: %s\n",
+				PIN_DIR, strerror(errno));
+			ktest_policies__destroy(skel);
+			return 1;
+		}
 	}
 	thp_save();
 	thp_set_all("always");

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# The main job of mthpctl, shown on the patched kernel in a VM: attach the
+# auto policy to one cgroup, fault memory in it and in a sibling without a
+# policy, push the policy cgroup into memory pressure, let it go, and print
+# `mthpctl status` and the folio sizes actually allocated at each step.
+#
+#   scripts/demo.sh            build what is missing (kernel cached), boot the
+#                              VM (2 vCPUs, 2G) and run the demo in it
+#   scripts/demo.sh --guest    the demo itself, as root on a patched kernel
+#                              (changes THP settings; meant for the VM)
+#
+# Exit status: 0 when every step showed what it should, 1 otherwise.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ "${1:-}" != --guest ]; then
+	set -e
+	cd "$top"
+	make -s mthpctl vm-tests
+	kdir=$(scripts/kernel-build.sh | tail -n1)
+	exec scripts/vm-run.sh -k "$kdir" -o "$top/.output/demo" -- "$top/scripts/demo.sh" --guest
+fi
+
+M=$top/mthpctl
+H=$top/.output/tests/vm
+CG=/sys/fs/cgroup
+THP=/sys/kernel/mm/transparent_hugepage
+app=$CG/demo-app	# gets the policy
+batch=$CG/demo-batch	# sibling, no policy
+ok=1
+
+step() { printf '\n== %s\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+bad() { echo "!! $*"; ok=0; }
+
+# One probe of 8 MiB in CGROUP; shows the faulter's line and prints the share
+# of pages that sit in large folios.
+probe() {
+	local line
+	line=$("$H/faulter" -c "$1" -s 8 -n 1) || { echo "faulter failed" >&2; echo 0; return; }
+	echo "   $(basename "$1"): ${line#* * * }" >&2
+	sed -n 's/.* large_pct=\([0-9]*\).*/\1/p' <<<"$line"
+}
+
+cleanup() {
+	"$M" detach --cgroup "$app" >/dev/null 2>&1
+	[ -n "${thr:-}" ] && kill -9 "$thr" 2>/dev/null
+	[ -n "${bal:-}" ] && kill -9 "$bal" 2>/dev/null
+	wait 2>/dev/null
+	rmdir "$app" "$batch" 2>/dev/null
+}
+trap cleanup EXIT
+
+[ "$(id -u)" = 0 ] || { echo "demo: run as root in the VM: scripts/demo.sh" >&2; exit 2; }
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+echo +memory >"$CG/cgroup.subtree_control"
+for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+	[ -f "$f" ] && echo always >"$f"
+done
+if ! grep -q zram0 /proc/swaps; then
+	echo 1G >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+fi
+mkdir -p "$app" "$batch"
+
+step "every mTHP size set to 'always'; attach the auto policy to $app"
+run "$M" attach --cgroup "$app" || bad "attach failed"
+# The application: 24 MiB it keeps (above auto's 16 MiB minimum usage).
+"$H/faulter" -c "$app" -b 24 -s 1 -n 1 -H >/dev/null 2>&1 &
+bal=$!
+sleep 3		# one sampling window to see the usage
+
+step "no pressure: both cgroups get large folios"
+[ "$(probe "$app")" -ge 50 ] || bad "the policy cgroup did not get large folios"
+[ "$(probe "$batch")" -ge 50 ] || bad "the sibling did not get large folios"
+run "$M" status --cgroup "$app"
+
+step "pressure: memory.high=40M on $app and a 64 MiB thrasher in it"
+"$H/thrasher" -c "$app" -s 64 >/dev/null 2>&1 &
+thr=$!
+sleep 1
+echo 40M >"$app/memory.high"
+sleep 3		# the policy reacts within two 1 s windows
+[ "$(probe "$app")" -le 5 ] || bad "the policy cgroup still got large folios under pressure"
+[ "$(probe "$batch")" -ge 50 ] || bad "the sibling lost its large folios"
+run "$M" status --cgroup "$app"
+
+step "pressure over: memory.high=max, thrasher stopped"
+echo max >"$app/memory.high"
+kill -9 "$thr"; wait "$thr" 2>/dev/null; thr=
+sleep 3
+[ "$(probe "$app")" -ge 50 ] || bad "large folios did not come back"
+run "$M" -p status --cgroup "$app"
+
+step "detach: the cgroup follows the global settings again"
+run "$M" detach --cgroup "$app" || bad "detach failed"
+
+if [ "$ok" = 1 ]; then
+	printf '\ndemo: every step behaved as expected\n'
+	exit 0
+fi
+printf '\ndemo: some steps did not behave as expected (see !! above)\n'
+exit 1

@@ -60,7 +60,7 @@ TEST_BIN	:= $(OUTPUT)/tests/unit-tests
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
-.PHONY: all clean install unit-check check-docs vm-tests vm-check check bench
+.PHONY: all clean install unit-check check-docs vm-tests vm-check check bench demo
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -134,6 +134,10 @@ vm-check: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh
 
 check: unit-check check-docs vm-check
+
+# The main job on the patched kernel in the VM: attach, pressure, status.
+demo: mthpctl vm-tests
+	$(Q)scripts/demo.sh
 
 # The standard benchmark set in the VM on the patched kernel (long under TCG:
 # see README.md); BENCH_REPEATS=N (default 3), results in .output/bench/.

@@ -6,7 +6,7 @@
  * choose_orders() runs for every THP decision of a task in the attached
  * cgroup's subtree (non-sleepable, under RCU). It looks up the per-cgroup
  * entry (creating it on first use), answers from the current decision, counts
- * the call, and, at most once per window, starts the entry's bpf_wq. The wq
+ * the call, and, at most every mthpctl_sample_interval(), starts the entry's bpf_wq. The wq
  * callback (sleepable) samples PSI memory-full stall and anon+shmem usage and
  * feeds them to the shared decision function in include/mthp_policy.h.
  */
@@ -226,12 +226,12 @@ static struct cg_entry *cg_entry_get(__u64 id, struct mthpctl_totals *t)
 	return e;
 }
 
-static void maybe_sample(struct cg_entry *e)
+static void maybe_sample(struct cg_entry *e, const struct mthpctl_params *p)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 last = e->last_kick_ns;
 
-	if (last && now - last < params.window_ns)
+	if (last && now - last < mthpctl_sample_interval(p, &e->state))
 		return;
 	/* one CPU wins the window */
 	if (__sync_val_compare_and_swap(&e->last_kick_ns, last, now) != last)
@@ -275,7 +275,7 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 		}
 	}
 	if (e && params.policy == MTHPCTL_POLICY_AUTO)
-		maybe_sample(e);
+		maybe_sample(e, &p);
 	return allow;
 }
 

@@ -73,6 +73,7 @@ struct mthpctl_state {
 	__u32 low_usage;	/* 1 while below the usage minimum (hysteresis) */
 	__u32 flags;		/* flags of the last sample */
 	__u32 nr_samples;
+	__u64 usage_peak;	/* recent peak of usage, decaying (see below) */
 };
 
 /*
@@ -83,6 +84,50 @@ struct mthpctl_state {
  */
 #define MTHPCTL_STALL_EXIT_DIV	2
 #define MTHPCTL_USAGE_EXIT_DIV	4
+
+/*
+ * The low-usage rule judges a cgroup by its recent peak, not by the last
+ * sample alone: a process that maps, touches and unmaps large regions in a
+ * loop is not small, but a sample may land between two of its mappings.
+ * The peak follows usage up at once and decays by 1/MTHPCTL_PEAK_DECAY_DIV
+ * of itself per elapsed window, so a cgroup that stays small is judged
+ * small again after a few windows (64M -> below 16M in 11 windows).
+ */
+#define MTHPCTL_PEAK_DECAY_DIV	8
+
+/*
+ * Samples per window. The stall rate is always scaled to a whole window, so
+ * sampling more often than once per window does not change what the
+ * threshold means; it shortens the reaction: pressure that starts right
+ * after a sample is seen half a window later, not a whole one. While a
+ * cgroup is restricted for low usage it samples faster still, so that a
+ * cgroup growing past the minimum gets large folios soon after (samples are
+ * cheap, and taken only while the cgroup faults).
+ */
+#define MTHPCTL_SAMPLES_PER_WINDOW		2
+#define MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW	8
+
+/* The peak after DT ns at decay 1/MTHPCTL_PEAK_DECAY_DIV per window. */
+static inline __u64 mthpctl_decay_peak(__u64 peak, __u64 dt, __u64 window)
+{
+	__u64 n;
+
+	if (!window)
+		return 0;
+	n = dt / window;
+	if (n >= MTHPCTL_PEAK_DECAY_DIV)
+		return 0;
+	return peak - peak / MTHPCTL_PEAK_DECAY_DIV * n;
+}
+
+/* How long after a sample the next may start (rate limit of the sampler). */
+static inline __u64 mthpctl_sample_interval(const struct mthpctl_params *p,
+					    const struct mthpctl_state *s)
+{
+	if (s->low_usage && !s->pressure)
+		return p->window_ns / MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW;
+	return p->window_ns / MTHPCTL_SAMPLES_PER_WINDOW;
+}
 
 /*
  * stall * window / dt without overflowing 64 bits (precision may drop):
@@ -164,13 +209,20 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 	}
 
 	if ((x->flags & MTHPCTL_SAMPLE_USAGE) && p->min_usage) {
+		if (s->last_sample_ns)
+			s->usage_peak = mthpctl_decay_peak(s->usage_peak,
+							   x->now_ns - s->last_sample_ns,
+							   p->window_ns);
+		if (x->usage > s->usage_peak)
+			s->usage_peak = x->usage;
 		if (s->low_usage && s->last_sample_ns)
-			s->low_usage = x->usage < p->min_usage +
+			s->low_usage = s->usage_peak < p->min_usage +
 				       p->min_usage / MTHPCTL_USAGE_EXIT_DIV;
 		else
-			s->low_usage = x->usage < p->min_usage;
+			s->low_usage = s->usage_peak < p->min_usage;
 	} else {
 		s->low_usage = 0;
+		s->usage_peak = 0;
 	}
 
 	s->usage = (x->flags & MTHPCTL_SAMPLE_USAGE) ? x->usage : 0;

@@ -253,13 +253,19 @@ static void gather_policy(const struct env *e, struct policy *p)
 	}
 }
 
-/* Sizes the policy allows now for page faults, among the sizes in sysfs. */
+/*
+ * Sizes the policy allows now for anonymous page faults, among the sizes in
+ * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
+ * hugepages-8kB, for shmem/file folios only) is no anonymous fault size.
+ */
 static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
 {
 	__u64 offered = 0, ps = mthpctl_page_size();
 	int i, order;
 
 	for (i = 0; i < e->nr_hp; i++) {
+		if (!e->hp[i].has_enabled)
+			continue;
 		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
 		if (order > 0 && order < 64)
 			offered |= 1ULL << order;
@@ -369,6 +375,7 @@ static void print_policy(const struct env *e, const struct policy *p)
 			jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
 			jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
 			jw_ku64(w, "usage_bytes", s->usage);
+			jw_ku64(w, "usage_peak_bytes", s->usage_peak);
 			jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
 			jw_kbool(w, "pressure", s->pressure);
 			jw_kbool(w, "low_usage", s->low_usage);

@@ -114,6 +114,52 @@ static void usage_hysteresis(void **state)
 	assert_int_equal(feed(&auto_p, &s, 6000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
 }
 
+static void usage_recent_peak(void **state)
+{
+	struct mthpctl_state s = {};
+	__u64 t = 1000;
+	int i;
+
+	/* a process that maps 64 MB, touches it and unmaps it, in a loop: a
+	 * sample between two mappings does not make it small */
+	assert_int_equal(feed(&auto_p, &s, t, 0, 64), MTHPCTL_REASON_NONE);
+	for (i = 0; i < 10; i++) {
+		t += 1000;
+		assert_int_equal(feed(&auto_p, &s, t, 0, 0), MTHPCTL_REASON_NONE);
+	}
+	/* staying small for 11 windows makes it small again */
+	t += 1000;
+	assert_int_equal(feed(&auto_p, &s, t, 0, 0), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.usage_peak < 16 * MB);
+
+	/* decay is by elapsed windows: after 8 windows without a sample the
+	 * peak is gone */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 1024);
+	assert_int_equal(feed(&auto_p, &s, 1500, 0, 0), MTHPCTL_REASON_NONE);
+	assert_true(s.usage_peak == 1024 * MB);
+	assert_int_equal(feed(&auto_p, &s, 9500, 0, 0), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.usage_peak == 0);
+	assert_true(mthpctl_decay_peak(800, 3000, 0) == 0);
+	assert_true(mthpctl_decay_peak(800, 3000, 1000) == 500);
+}
+
+static void sample_interval(void **state)
+{
+	struct mthpctl_state s = {};
+
+	/* faster sampling only while small: growth is seen early */
+	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / MTHPCTL_SAMPLES_PER_WINDOW);
+	feed(&auto_p, &s, 1000, 0, 1);
+	assert_true(mthpctl_sample_interval(&auto_p, &s) ==
+		    S / MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW);
+	feed(&auto_p, &s, 1125, 0, 64);
+	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / MTHPCTL_SAMPLES_PER_WINDOW);
+	/* a half-window sample measures the same rate as a whole one */
+	feed(&auto_p, &s, 1625, 50, 64);
+	assert_true(s.stall_rate_ns == 100 * MS && s.pressure);
+}
+
 static void pressure_wins_over_usage(void **state)
 {
 	struct mthpctl_state s = {};
@@ -250,7 +296,8 @@ int run_policy_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
 		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_hysteresis),
-		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(pressure_wins_over_usage),
+		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(usage_recent_peak),
+		cmocka_unit_test(sample_interval), cmocka_unit_test(pressure_wins_over_usage),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),

@@ -44,6 +44,23 @@ probe() {
 	sed -n 's/.* large_pct=\([0-9]*\).*/\1/p' <<<"$line"
 }
 
+now_ms() { date +%s%3N; }
+
+# Probe CGROUP every half second until its share of large folios is
+# (ge|le) LIMIT, for at most 10 s; says how long that took after T0.
+probe_until() {
+	local cg=$1 op=$2 limit=$3 t0=$4 pct i
+	for i in $(seq 20); do
+		pct=$(probe "$cg")
+		if [ "$pct" "-$op" "$limit" ]; then
+			echo "   -> $((pct))% large, $(( $(now_ms) - t0 )) ms after the change"
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 1
+}
+
 cleanup() {
 	"$M" detach --cgroup "$app" >/dev/null 2>&1
 	[ -n "${thr:-}" ] && kill -9 "$thr" 2>/dev/null
@@ -67,31 +84,32 @@ mkdir -p "$app" "$batch"
 step "every mTHP size set to 'always'; attach the auto policy to $app"
 run "$M" attach --cgroup "$app" || bad "attach failed"
 # The application: 24 MiB it keeps (above auto's 16 MiB minimum usage).
-"$H/faulter" -c "$app" -b 24 -s 1 -n 1 -H >/dev/null 2>&1 &
+"$H/faulter" -c "$app" -b 24 -s 2 -n 1 -H >/dev/null 2>&1 &
 bal=$!
-sleep 3		# one sampling window to see the usage
+sleep 1
 
-step "no pressure: both cgroups get large folios"
-[ "$(probe "$app")" -ge 50 ] || bad "the policy cgroup did not get large folios"
+step "no pressure: both cgroups get large folios (24 MiB in use: not small)"
+probe_until "$app" ge 50 "$(now_ms)" || bad "the policy cgroup did not get large folios"
 [ "$(probe "$batch")" -ge 50 ] || bad "the sibling did not get large folios"
 run "$M" status --cgroup "$app"
 
-step "pressure: memory.high=40M on $app and a 64 MiB thrasher in it"
-"$H/thrasher" -c "$app" -s 64 >/dev/null 2>&1 &
+step "pressure: a 64 MiB thrasher in $app, then memory.high=40M"
+"$H/thrasher" -c "$app" -s 64 >"$MTHP_RESULTS/thrasher.out" 2>&1 &
 thr=$!
-sleep 1
+for i in $(seq 50); do grep -q ready "$MTHP_RESULTS/thrasher.out" && break; sleep 0.2; done
+t0=$(now_ms)
 echo 40M >"$app/memory.high"
-sleep 3		# the policy reacts within two 1 s windows
-[ "$(probe "$app")" -le 5 ] || bad "the policy cgroup still got large folios under pressure"
+probe_until "$app" le 5 "$t0" || bad "the policy cgroup still got large folios under pressure"
 [ "$(probe "$batch")" -ge 50 ] || bad "the sibling lost its large folios"
 run "$M" status --cgroup "$app"
 
 step "pressure over: memory.high=max, thrasher stopped"
+t0=$(now_ms)
 echo max >"$app/memory.high"
 kill -9 "$thr"; wait "$thr" 2>/dev/null; thr=
-sleep 3
-[ "$(probe "$app")" -ge 50 ] || bad "large folios did not come back"
-run "$M" -p status --cgroup "$app"
+probe_until "$app" ge 50 "$t0" || bad "large folios did not come back"
+echo "\$ $M -j status --cgroup $app | jq '.policies[0] | ...'"
+"$M" -j status --cgroup "$app" | jq '.policies[0] | {restriction, allowed_sizes_kb, sample: (.sample | {stall_per_window_ns, usage_bytes, usage_peak_bytes, pressure, low_usage})}'
 
 step "detach: the cgroup follows the global settings again"
 run "$M" detach --cgroup "$app" || bad "detach failed"

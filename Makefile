@@ -60,7 +60,7 @@ TEST_BIN	:= $(OUTPUT)/tests/unit-tests
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
-.PHONY: all clean install unit-check check-docs vm-tests vm-check check bench demo
+.PHONY: all clean install unit-check check-docs check-patches vm-tests vm-check check bench demo
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -133,7 +133,11 @@ $(OUTPUT)/tests/vm/bpfobjs: tests/vm/bpfobjs.c $(LIBBPF_A)
 vm-check: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh
 
-check: unit-check check-docs vm-check
+# checkpatch --strict from the base tree on the kernel series, and no fuzz.
+check-patches:
+	$(Q)scripts/kernel-checkpatch.sh
+
+check: unit-check check-docs check-patches vm-check
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

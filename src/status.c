@@ -423,7 +423,7 @@ static void print_policy(const struct env *e, const struct policy *p)
 	else
 		printf("    allows now:    4K only (no-sample: no THP decision yet)\n");
 	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_STALL))
-		printf("    memory stall:  %s per %s (policy)", mthpctl_format_duration(s->stall_rate_ns, a, sizeof(a)),
+		printf("    memory stall:  %s per %s (policy)", mthpctl_format_duration(s->stall_rate_ns / 1000000 * 1000000, a, sizeof(a)),
 		       mthpctl_format_duration(p->params.window_ns, b, sizeof(b)));
 	else
 		printf("    memory stall:  - (policy)");

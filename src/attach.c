@@ -70,11 +70,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &mthpctl_global_argp, 0, "Global options:", 5 },
-	{ 0 }
-};
-
 static const char doc[] =
 	"Load a policy and attach it to a cgroup. The policy is pinned under "
 	MTHPCTL_PIN_ROOT "/cg-<cgroup id>/ and keeps working after mthpctl exits."
@@ -88,7 +83,7 @@ static const char doc[] =
 	"  mthpctl attach --cgroup /sys/fs/cgroup/batch --policy fixed --max-size 64K\n"
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --policy never --replace";
 
-static const struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
 static int pick_policy(const char *name, __u32 *policy)
 {

@@ -158,11 +158,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 #undef SIZE
 }
 
-static const struct argp_child children[] = {
-	{ &mthpctl_global_argp, 0, "Global options:", 5 },
-	{ 0 }
-};
-
 static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
 	"pressure, page-fault cost, memory of sparse small processes. Needs root "
@@ -183,7 +178,7 @@ static const char doc[] =
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse", doc, children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -689,4 +690,29 @@ void bench_restore(void)
 	sigaction(SIGHUP, &st.old_hup, NULL);
 	sigaction(SIGPIPE, &st.old_pipe, NULL);
 	st.active = false;
+}
+
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (bench_stop)
+			return -EINTR;
+		if (bench_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(fd, (char *)buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		off += n;
+	}
+	return 0;
 }

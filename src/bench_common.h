@@ -106,6 +106,10 @@ int bench_wait(pid_t pid, __u64 timeout_ns, int *status);
 void bench_kill(pid_t pid);
 
 __u64 bench_now_ns(void);
+
+/* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
+ * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
 /* Progress line on stderr unless --quiet. */
 void bench_progress(const struct bench_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,32 +57,6 @@ static int pf_worker(void *arg)
 	return write(a->fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
 }
 
-/* Read exactly len bytes from fd, giving up on a stop signal or timeout. */
-static int read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
-{
-	__u64 t0 = bench_now_ns();
-	size_t off = 0;
-	ssize_t n;
-
-	while (off < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		if (bench_stop)
-			return -EINTR;
-		if (bench_now_ns() - t0 > timeout_ns)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		n = read(fd, (char *)buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		off += n;
-	}
-	return 0;
-}
-
 struct pf_result {
 	int n;
 	double ns_page[PF_MAX_REPEATS];
@@ -130,7 +103,7 @@ static int pf_one(struct bench_opts *o, enum bench_mode mode, double *ns_page,
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-pid));
 		goto out;
 	}
-	err = read_full(p[0], &ns, sizeof(ns), o->timeout_ns);
+	err = bench_read_full(p[0], &ns, sizeof(ns), o->timeout_ns);
 	close(p[0]);
 	if (err == -EINTR) {
 		ret = -EINTR;

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,31 +70,6 @@ static int large_worker(void *arg)
 	}
 	ns = bench_now_ns() - t0;
 	return write(a->fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
-}
-
-static int read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
-{
-	__u64 t0 = bench_now_ns();
-	size_t off = 0;
-	ssize_t n;
-
-	while (off < len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		if (bench_stop)
-			return -EINTR;
-		if (bench_now_ns() - t0 > timeout_ns)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		n = read(fd, (char *)buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		off += n;
-	}
-	return 0;
 }
 
 struct sp_run {
@@ -166,7 +140,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	}
 	close(ready[1]);
 	ready[1] = -1;
-	err = read_full(ready[0], buf, o->sp_procs, o->timeout_ns);
+	err = bench_read_full(ready[0], buf, o->sp_procs, o->timeout_ns);
 	if (err) {
 		ret = err == -EINTR ? -EINTR :
 		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the small processes failed (%s)", strerror(-err));
@@ -180,7 +154,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	for (i = 0; i < nsmall; i++)
 		bench_wait(spid[i], 10000000000ULL, &status);
 	nsmall = 0;
-	err = read_full(lp[0], &ns, sizeof(ns), o->timeout_ns);
+	err = bench_read_full(lp[0], &ns, sizeof(ns), o->timeout_ns);
 	if (err) {
 		ret = err == -EINTR ? -EINTR :
 		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the large process failed (%s)", strerror(-err));

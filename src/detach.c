@@ -37,11 +37,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &mthpctl_global_argp, 0, "Global options:", 5 },
-	{ 0 }
-};
-
 static const char doc[] =
 	"Detach a cgroup's policy and remove its pins; the cgroup returns to the "
 	"global THP settings."
@@ -50,7 +45,7 @@ static const char doc[] =
 	"  mthpctl detach --cgroup /sys/fs/cgroup/redis\n"
 	"  mthpctl detach --all";
 
-static const struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
 /* Detach the link pinned in dir (if any) and remove the pins. */
 static int detach_dir(const char *dir)

@@ -31,6 +31,12 @@ static error_t global_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp mthpctl_global_argp = { global_options, global_parse, NULL, NULL, NULL, NULL, NULL };
 
+/* Every subcommand accepts the global options after its name too. */
+const struct argp_child mthpctl_subcommand_children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);

@@ -2,6 +2,7 @@
 #ifndef MTHPCTL_H
 #define MTHPCTL_H
 
+#include <argp.h>
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -26,6 +27,7 @@ struct mthpctl_global {
 };
 extern struct mthpctl_global g;
 extern const struct argp mthpctl_global_argp;
+extern const struct argp_child mthpctl_subcommand_children[];
 
 /* Print a one-line error (text on stderr, {"error": ...} on stdout with -j);
  * returns code. */

@@ -38,11 +38,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &mthpctl_global_argp, 0, "Global options:", 5 },
-	{ 0 }
-};
-
 static const char doc[] =
 	"Show kernel support, the global per-size THP settings and counters, and "
 	"every cgroup with a policy: parameters, link, pins, what it allows now, "
@@ -52,7 +47,7 @@ static const char doc[] =
 	"  mthpctl status\n"
 	"  mthpctl status --cgroup /sys/fs/cgroup/redis --pretty";
 
-static const struct argp argp = { options, parse_opt, NULL, doc, children, NULL, NULL };
+static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
 struct env {
 	struct mthpctl_kernel k;

@@ -60,7 +60,7 @@ TEST_BIN	:= $(OUTPUT)/tests/unit-tests
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
-.PHONY: all clean install unit-check check-docs check-patches vm-tests vm-check check bench demo
+.PHONY: all clean install unit-check check-docs check-patches check-kernel-configs vm-tests vm-check check bench demo
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -136,6 +136,11 @@ vm-check: mthpctl vm-tests
 # checkpatch --strict from the base tree on the kernel series, and no fuzz.
 check-patches:
 	$(Q)scripts/kernel-checkpatch.sh
+
+# The series' directories built with PSI, BPF_SYSCALL, THP, MEMCG, CGROUP_BPF
+# and BPF_MTHP each off (~15 min on 2 cores; not part of check).
+check-kernel-configs:
+	$(Q)scripts/kernel-config-check.sh
 
 check: unit-check check-docs check-patches vm-check
 

@@ -73,6 +73,19 @@ else
 	done
 fi
 if [ "$same" = 0 ]; then
+	# Remember every file the old series touched, with its content, so
+	# that files the new series leaves as they were keep their times
+	# (a header such as cgroup-defs.h with a new time rebuilds everything).
+	keep=$cache/tree/.keep-$base_id
+	rm -rf "$keep"; mkdir -p "$keep"
+	if [ -f "$applied/series" ]; then
+		sed -n 's|^+++ b/||p' "$applied"/*.patch | sort -u |
+		while read -r f; do
+			[ -f "$tree/$f" ] || continue
+			mkdir -p "$keep/$(dirname "$f")"
+			cp -p "$tree/$f" "$keep/$f"
+		done
+	fi
 	if [ -f "$applied/series" ]; then
 		log "reverting the previously applied series"
 		tac "$applied/series" | while read -r p; do
@@ -87,6 +100,10 @@ if [ "$same" = 0 ]; then
 		cp "$top/kernel/$p" "$applied/$p"
 		echo "$p" >>"$applied/series"
 	done
+	(cd "$keep" && find . -type f) | while read -r f; do
+		cmp -s "$keep/$f" "$tree/$f" && touch -r "$keep/$f" "$tree/$f"
+	done
+	rm -rf "$keep"
 fi
 
 if [ "${1:-}" = --tree ]; then

@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-234537a5.h
+vmlinux-7.3.4-mthp-33dc6da5.h

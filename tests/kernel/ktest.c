@@ -305,6 +305,15 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 
 	if (pipe(pipefd))
 		return -1;
+	if (linger_ms) {
+		/*
+		 * khugepaged may collapse what we fault before we look (seen
+		 * on a lockdep kernel): park it until the faults are counted,
+		 * and let a scan in progress finish first.
+		 */
+		write_str(SCAN_SLEEP, "600000");
+		usleep(300 * 1000);
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -319,6 +328,14 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 		buf = map_aligned(len);
 		if (!buf)
 			_exit(3);
+		/*
+		 * Register the mm with khugepaged (an mm forked from one that
+		 * is registered already is, a fresh one may not be): the test
+		 * wants khugepaged to scan it. MADV_HUGEPAGE changes nothing
+		 * else here, every size is "always" already.
+		 */
+		if (linger_ms && madvise(buf, len, MADV_HUGEPAGE))
+			_exit(7);
 		for (i = 0; i < len; i += 4096)
 			buf[i] = 1;
 		if (folio_histogram(buf, len, r.pages))
@@ -332,7 +349,9 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 				_exit(5);
 			r.huge_after_collapse = hist[9];
 		}
-		/* Give khugepaged time to scan this mm */
+		/* Wake khugepaged and give it time to scan this mm */
+		if (linger_ms)
+			write_str(SCAN_SLEEP, "100");
 		usleep(linger_ms * 1000);
 		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
 			_exit(6);
@@ -342,12 +361,16 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 	if (read(pipefd[0], rep, sizeof(*rep)) != sizeof(*rep)) {
 		close(pipefd[0]);
 		waitpid(pid, &status, 0);
+		if (linger_ms)
+			write_str(SCAN_SLEEP, "100");
 		snprintf(fail_msg, sizeof(fail_msg),
 			 "fault child in %s failed (status %d)", cgroup, status);
 		return -1;
 	}
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
+	if (linger_ms)
+		write_str(SCAN_SLEEP, "100");
 	return 0;
 }
 

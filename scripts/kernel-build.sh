@@ -101,7 +101,9 @@ if [ "$same" = 0 ]; then
 		echo "$p" >>"$applied/series"
 	done
 	(cd "$keep" && find . -type f) | while read -r f; do
-		cmp -s "$keep/$f" "$tree/$f" && touch -r "$keep/$f" "$tree/$f"
+		if cmp -s "$keep/$f" "$tree/$f"; then
+			touch -r "$keep/$f" "$tree/$f"
+		fi
 	done
 	rm -rf "$keep"
 fi

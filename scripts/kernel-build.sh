@@ -85,8 +85,6 @@ if [ "$same" = 0 ]; then
 			mkdir -p "$keep/$(dirname "$f")"
 			cp -p "$tree/$f" "$keep/$f"
 		done
-	fi
-	if [ -f "$applied/series" ]; then
 		log "reverting the previously applied series"
 		tac "$applied/series" | while read -r p; do
 			git -C "$tree" apply -R --whitespace=nowarn "$applied/$p"

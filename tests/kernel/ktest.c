@@ -27,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "ktest_policies.skel.h"
+#include "ktest_psi.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
 #define KT_CG CG_ROOT "/ktest"
@@ -761,14 +762,6 @@ static int test_verifier_rejects(void)
 	snprintf(p, sizeof(p), "%s/ktest_reject_signature.bpf.o", objdir);
 	return expect_rejected(p, "func 'choose_orders' doesn't have 5-th argument");
 }
-
-struct psi_args {
-	__u64 cgroup_id;
-	__s64 mem_some;
-	__s64 mem_full;
-	__s64 io_some;
-	__s64 bad_state;
-};
 
 static int read_psi(const char *cgroup, struct psi_args *a)
 {

@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "ktest_psi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -78,14 +79,6 @@ struct bpf_mthp_ops pol_deny_fault = { .choose_orders = (void *)deny_fault };
 extern s64 bpf_cgroup_psi_stall(struct cgroup *cgrp, enum psi_states state) __ksym;
 extern struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
-
-struct psi_args {
-	__u64 cgroup_id;
-	__s64 mem_some;
-	__s64 mem_full;
-	__s64 io_some;
-	__s64 bad_state;
-};
 
 SEC("syscall")
 int read_psi(struct psi_args *args)

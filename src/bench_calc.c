@@ -10,6 +10,7 @@
 
 #include "bench_calc.h"
 #include "parse.h"
+#include "sysfs.h"
 
 #define CSV_MAX_FIELDS 16
 
@@ -292,4 +293,227 @@ int bench_split_words(char *s, char **words, int max)
 		while (*s && *s != ' ' && *s != '\t')
 			s++;
 	}
+}
+
+int bench_parse_size_list(const char *s, __u64 *out, int max)
+{
+	char *copy, *item, *save = NULL;
+	int n = 0, ret = 0, i;
+	__u64 v;
+
+	if (!s || !*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			ret = -E2BIG;
+			break;
+		}
+		if (mthpctl_parse_size(item, &v) || v < 8192 || v > (1ULL << 30) || (v & (v - 1))) {
+			ret = -EINVAL;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (out[i] == v)
+				ret = -EINVAL;
+		if (ret)
+			break;
+		out[n++] = v;
+	}
+	free(copy);
+	return ret ? ret : n;
+}
+
+/* --- spread --------------------------------------------------------- */
+
+__u64 bench_prng_next(__u64 *state)
+{
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* median of a sorted array */
+static double sorted_median(const double *c, size_t k)
+{
+	return k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2;
+}
+
+/* p-th percentile (0..1) of a sorted array, linear interpolation */
+static double sorted_pct(const double *c, size_t k, double p)
+{
+	double x = p * (k - 1);
+	size_t i = (size_t)x;
+
+	if (i + 1 >= k)
+		return c[k - 1];
+	return c[i] + (x - i) * (c[i + 1] - c[i]);
+}
+
+void bench_spread(const double *v, size_t n, struct bench_spread *s)
+{
+	double *c, *boot, *tmp;
+	__u64 seed = BENCH_BOOT_SEED;
+	size_t i, j, k = 0;
+
+	s->n = 0;
+	s->median = s->min = s->max = s->lo = s->hi = NAN;
+	c = malloc((n ? n : 1) * sizeof(*c));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	boot = malloc(BENCH_BOOT_RESAMPLES * sizeof(*boot));
+	if (!c || !tmp || !boot)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			c[k++] = v[i];
+	if (!k)
+		goto out;
+	qsort(c, k, sizeof(*c), cmp_double);
+	s->n = k;
+	s->median = sorted_median(c, k);
+	s->min = c[0];
+	s->max = c[k - 1];
+	for (i = 0; i < BENCH_BOOT_RESAMPLES; i++) {
+		for (j = 0; j < k; j++)
+			tmp[j] = c[bench_prng_next(&seed) % k];
+		qsort(tmp, k, sizeof(*tmp), cmp_double);
+		boot[i] = sorted_median(tmp, k);
+	}
+	qsort(boot, BENCH_BOOT_RESAMPLES, sizeof(*boot), cmp_double);
+	s->lo = sorted_pct(boot, BENCH_BOOT_RESAMPLES, 0.025);
+	s->hi = sorted_pct(boot, BENCH_BOOT_RESAMPLES, 0.975);
+out:
+	free(c);
+	free(tmp);
+	free(boot);
+}
+
+void bench_ratio_spread(const double *num, const double *den, size_t n, struct bench_spread *s)
+{
+	double *r = malloc((n ? n : 1) * sizeof(*r));
+	size_t i, k = 0;
+
+	if (!r) {
+		bench_spread(NULL, 0, s);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (!isnan(num[i]) && !isnan(den[i]) && den[i] > 0)
+			r[k++] = num[i] / den[i];
+	bench_spread(r, k, s);
+	free(r);
+}
+
+bool bench_spread_contains(const struct bench_spread *s, double x)
+{
+	if (!s->n || isnan(s->lo) || isnan(s->hi))
+		return true;
+	return s->lo <= x && x <= s->hi;
+}
+
+char *bench_spread_fmt(const struct bench_spread *s, const char *fmt, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	if (!s->n) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(a, sizeof(a), fmt, s->median);
+	if (s->n == 1) {
+		snprintf(buf, len, "%s", a);
+		return buf;
+	}
+	snprintf(b, sizeof(b), fmt, s->lo);
+	snprintf(c, sizeof(c), fmt, s->hi);
+	snprintf(buf, len, "%s [%s..%s]", a, b, c);
+	return buf;
+}
+
+int bench_argmax(const double *v, size_t n)
+{
+	size_t i;
+	int best = -1;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i]) && (best < 0 || v[i] > v[best]))
+			best = i;
+	return best;
+}
+
+/* --- folios --------------------------------------------------------- */
+
+void bench_folios_init(struct bench_folios *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void bench_folios_flush(struct bench_folios *f)
+{
+	int o;
+
+	if (!f->run)
+		return;
+	for (o = 0; o < BENCH_NR_ORDERS - 1 && (1ULL << o) < f->run; o++)
+		;
+	f->bytes[o] += f->run * 4096;
+	f->run = 0;
+}
+
+void bench_folios_feed(struct bench_folios *f, bool present, __u64 pfn, __u64 kpf)
+{
+	bool tail = kpf & (1ULL << BENCH_KPF_COMPOUND_TAIL);
+
+	if (!present || !(kpf & (1ULL << BENCH_KPF_ANON)) ||
+	    (kpf & (1ULL << BENCH_KPF_ZERO_PAGE))) {
+		bench_folios_flush(f);
+		return;
+	}
+	/* a tail continues the folio only right after its previous page */
+	if (!tail || !f->run || pfn != f->last_pfn + 1)
+		bench_folios_flush(f);
+	f->run++;
+	f->last_pfn = pfn;
+}
+
+/* --- memory.stat ---------------------------------------------------- */
+
+const char *const bench_ms_names[BENCH_NR_MS] = {
+	"pswpout", "pswpin", "thp_swpout", "thp_swpout_fallback",
+	"workingset_refault_anon", "pgmajfault",
+};
+
+void bench_memstat_parse(const char *buf, struct bench_memstat *m)
+{
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; buf && i < BENCH_NR_MS; i++)
+		m->have[i] = !mthpctl_stat_get(buf, bench_ms_names[i], &m->v[i]);
+}
+
+void bench_memstat_delta(const struct bench_memstat *a, const struct bench_memstat *b,
+			 struct bench_memstat *d)
+{
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < BENCH_NR_MS; i++) {
+		d->have[i] = a->have[i] && b->have[i];
+		if (d->have[i])
+			d->v[i] = b->v[i] >= a->v[i] ? b->v[i] - a->v[i] : 0;
+	}
+}
+
+bool bench_swap_attributed(__u64 large_pages, __u64 global_pswpout, __u64 cg_pswpout)
+{
+	__u64 diff = global_pswpout > cg_pswpout ? global_pswpout - cg_pswpout :
+						   cg_pswpout - global_pswpout;
+	__u64 tol = cg_pswpout / 100 > 16 ? cg_pswpout / 100 : 16;
+
+	return diff <= tol && large_pages <= cg_pswpout + tol;
 }

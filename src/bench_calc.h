@@ -3,6 +3,7 @@
 #ifndef MTHPCTL_BENCH_CALC_H
 #define MTHPCTL_BENCH_CALC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -48,5 +49,91 @@ int bench_parse_modes(const char *s, unsigned int *mask);
 /* Split a policy spec "auto --threshold 50ms" into words (in place). Returns
  * the count or -E2BIG. */
 int bench_split_words(char *s, char **words, int max);
+
+/* --- spread over repeats -------------------------------------------- */
+
+/* Median, min, max and a bootstrap 95% interval of the median of the
+ * non-NAN values: BENCH_BOOT_RESAMPLES resamples with replacement drawn from
+ * a PRNG seeded with BENCH_BOOT_SEED on every call (the same input gives the
+ * same interval), percentile method (the 2.5th and 97.5th percentile of the
+ * resampled medians). n == 0: everything NAN. */
+#define BENCH_BOOT_RESAMPLES	2000
+#define BENCH_BOOT_SEED		0x6d746870ULL	/* "mthp" */
+struct bench_spread {
+	int n;
+	double median, min, max, lo, hi;
+};
+void bench_spread(const double *v, size_t n, struct bench_spread *s);
+
+/* Per-pair ratios num[i] / den[i] (pairs with a NAN or a den <= 0 are
+ * skipped) and their spread: the ratio of two modes measured in the same
+ * interleaved round. */
+void bench_ratio_spread(const double *num, const double *den, size_t n, struct bench_spread *s);
+
+/* True when the interval [lo, hi] contains x (then a ratio's 1.0 means "not
+ * distinguishable"); true as well when the interval is unknown (NAN). */
+bool bench_spread_contains(const struct bench_spread *s, double x);
+
+/* "29958 [27100..31020]" with fmt applied to each number ("%.0f", "%.2f");
+ * "-" when s->n == 0; only the median when n == 1. Returns buf. */
+char *bench_spread_fmt(const struct bench_spread *s, const char *fmt, char *buf, size_t len);
+
+/* The deterministic PRNG (splitmix64) behind the bootstrap. */
+__u64 bench_prng_next(__u64 *state);
+
+/* --- folio sizes from /proc/kpageflags ------------------------------ */
+
+#define BENCH_KPF_ANON		12
+#define BENCH_KPF_COMPOUND_HEAD	15
+#define BENCH_KPF_COMPOUND_TAIL	16
+#define BENCH_KPF_ZERO_PAGE	24
+#define BENCH_NR_ORDERS		10	/* 4K .. 2M (order 9 = PMD on x86-64) */
+
+/* Bytes of anonymous memory by folio order, fed one virtual page at a time
+ * in address order (a /proc/PID/pagemap walk). A folio is a head page (or a
+ * page without compound flags) followed by tail pages of consecutive PFNs;
+ * its order is that of the smallest power of two holding the pages seen,
+ * capped at BENCH_NR_ORDERS - 1. Pages that are not present, not anonymous
+ * or the zero page end the current folio and are not counted. */
+struct bench_folios {
+	__u64 bytes[BENCH_NR_ORDERS];
+	/* walk state */
+	__u64 run, last_pfn;
+};
+void bench_folios_init(struct bench_folios *f);
+void bench_folios_feed(struct bench_folios *f, bool present, __u64 pfn, __u64 kpf);
+/* End of a mapping (or of the walk): count the folio in progress. */
+void bench_folios_flush(struct bench_folios *f);
+
+/* --- memory.stat --------------------------------------------------- */
+
+enum {
+	BENCH_MS_PSWPOUT, BENCH_MS_PSWPIN, BENCH_MS_THP_SWPOUT, BENCH_MS_THP_SWPOUT_FALLBACK,
+	BENCH_MS_WORKINGSET_REFAULT_ANON, BENCH_MS_PGMAJFAULT, BENCH_NR_MS
+};
+extern const char *const bench_ms_names[BENCH_NR_MS];
+struct bench_memstat {
+	bool have[BENCH_NR_MS];		/* key present */
+	__u64 v[BENCH_NR_MS];
+};
+/* Parse a memory.stat (or /proc/vmstat) text: keys not there stay absent. */
+void bench_memstat_parse(const char *buf, struct bench_memstat *m);
+/* d = b - a; absent when absent in either. */
+void bench_memstat_delta(const struct bench_memstat *a, const struct bench_memstat *b,
+			 struct bench_memstat *d);
+
+/* Swap-out attribution: pages swapped out in large folios (sum over sizes of
+ * the global swpout delta x pages per folio) plus the 4K rest of the global
+ * pswpout delta, against the cgroup's pswpout delta. They agree when the
+ * global pswpout delta equals the cgroup's within 1% (or 16 pages) and the
+ * large-folio pages do not exceed it. */
+bool bench_swap_attributed(__u64 large_pages, __u64 global_pswpout, __u64 cg_pswpout);
+
+/* Index of the largest of v[0..n) (NAN skipped), -1 if none. */
+int bench_argmax(const double *v, size_t n);
+
+/* "16K,64K,2M" -> folio sizes for the per-size caps: powers of two from 8K
+ * to 1G, no duplicates. Returns the count, -EINVAL or -E2BIG. */
+int bench_parse_size_list(const char *s, __u64 *out, int max);
 
 #endif

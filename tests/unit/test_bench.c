@@ -167,12 +167,191 @@ static void lists(void **state)
 	assert_int_equal(bench_split_words(spec2, w, 2), -E2BIG);
 }
 
+static void spread(void **state)
+{
+	const double v[] = { 29958, 27100, 31020, NAN, 30500, 28000 };
+	const double one = 5, same[] = { 7, 7, 7 };
+	struct bench_spread s, s2;
+	char buf[64];
+
+	bench_spread(v, 6, &s);
+	assert_int_equal(s.n, 5);
+	close_to(s.median, 29958);
+	close_to(s.min, 27100);
+	close_to(s.max, 31020);
+	/* the interval holds the median and stays inside [min, max] */
+	assert_true(s.lo <= s.median && s.median <= s.hi);
+	assert_true(s.lo >= s.min && s.hi <= s.max);
+	assert_true(s.lo < s.hi);
+	/* deterministic: the same input, the same interval */
+	bench_spread(v, 6, &s2);
+	assert_true(s.lo == s2.lo && s.hi == s2.hi);
+	bench_spread(&one, 1, &s);
+	assert_int_equal(s.n, 1);
+	close_to(s.lo, 5);
+	close_to(s.hi, 5);
+	assert_string_equal(bench_spread_fmt(&s, "%.0f", buf, sizeof(buf)), "5");
+	bench_spread(same, 3, &s);
+	close_to(s.lo, 7);
+	close_to(s.hi, 7);
+	assert_string_equal(bench_spread_fmt(&s, "%.1f", buf, sizeof(buf)), "7.0 [7.0..7.0]");
+	bench_spread(v, 0, &s);
+	assert_int_equal(s.n, 0);
+	assert_true(isnan(s.median) && isnan(s.lo));
+	assert_string_equal(bench_spread_fmt(&s, "%.0f", buf, sizeof(buf)), "-");
+	assert_true(bench_spread_contains(&s, 1.0));	/* unknown: not distinguishable */
+}
+
+static void spread_interval_narrows(void **state)
+{
+	double v[41];
+	struct bench_spread s;
+	int i;
+
+	/* 41 values 80..120: the median is 100, a 95% interval well inside */
+	for (i = 0; i < 41; i++)
+		v[i] = 80 + i;
+	bench_spread(v, 41, &s);
+	close_to(s.median, 100);
+	assert_true(s.lo >= 92 && s.lo < 100);
+	assert_true(s.hi <= 108 && s.hi > 100);
+}
+
+static void ratio_pairs(void **state)
+{
+	/* auto vs always per round: clearly faster */
+	const double a[] = { 110, 121, 99, 130 }, b[] = { 100, 110, 90, 118 };
+	/* noise around 1 */
+	const double c[] = { 101, 95, 104, 99, 100 }, d[] = { 100, 100, 100, 100, 100 };
+	const double e[] = { 5, NAN, 7 }, f[] = { 0, 3, 7 };
+	struct bench_spread s;
+
+	bench_ratio_spread(a, b, 4, &s);
+	assert_int_equal(s.n, 4);
+	assert_true(s.lo > 1.0);
+	assert_false(bench_spread_contains(&s, 1.0));
+	bench_ratio_spread(c, d, 5, &s);
+	close_to(s.median, 1.0);
+	assert_true(bench_spread_contains(&s, 1.0));
+	/* a zero or NAN in a pair drops the pair */
+	bench_ratio_spread(e, f, 3, &s);
+	assert_int_equal(s.n, 1);
+	close_to(s.median, 1.0);
+	/* the PRNG is splitmix64: the first value for seed 0 */
+	{
+		__u64 st = 0;
+
+		assert_true(bench_prng_next(&st) == 0xe220a8397b1dcdafULL);
+	}
+	assert_int_equal(bench_argmax(a, 4), 3);
+	assert_int_equal(bench_argmax(e, 3), 2);
+	assert_int_equal(bench_argmax(e, 0), -1);
+}
+
+#define KPF(bit) (1ULL << (bit))
+#define ANON KPF(BENCH_KPF_ANON)
+#define HEAD (ANON | KPF(BENCH_KPF_COMPOUND_HEAD))
+#define TAIL (ANON | KPF(BENCH_KPF_COMPOUND_TAIL))
+
+static void folios(void **state)
+{
+	struct bench_folios f;
+	int i;
+
+	bench_folios_init(&f);
+	/* a 2M folio: head + 511 tails */
+	bench_folios_feed(&f, true, 1000, HEAD);
+	for (i = 1; i < 512; i++)
+		bench_folios_feed(&f, true, 1000 + i, TAIL);
+	/* a 16K folio right after, then two 4K pages */
+	bench_folios_feed(&f, true, 5000, HEAD);
+	for (i = 1; i < 4; i++)
+		bench_folios_feed(&f, true, 5000 + i, TAIL);
+	bench_folios_feed(&f, true, 7000, ANON);
+	bench_folios_feed(&f, true, 7001, ANON);
+	/* absent, file-backed and zero pages: not counted */
+	bench_folios_feed(&f, false, 0, 0);
+	bench_folios_feed(&f, true, 8000, 0);
+	bench_folios_feed(&f, true, 8001, ANON | KPF(BENCH_KPF_ZERO_PAGE));
+	/* a 64K folio of which the mapping shows only 9 pages (rounded up to 64K) */
+	bench_folios_feed(&f, true, 9000, HEAD);
+	for (i = 1; i < 9; i++)
+		bench_folios_feed(&f, true, 9000 + i, TAIL);
+	bench_folios_flush(&f);
+	/* tails of a folio whose head is outside the mapping, then tails of
+	 * another folio (PFN jump): two folios */
+	bench_folios_feed(&f, true, 20001, TAIL);
+	bench_folios_feed(&f, true, 20002, TAIL);
+	bench_folios_feed(&f, true, 30003, TAIL);
+	bench_folios_flush(&f);
+	bench_folios_flush(&f);	/* idempotent */
+
+	assert_true(f.bytes[9] == 2ULL << 20);
+	assert_true(f.bytes[2] == 16384);
+	assert_true(f.bytes[0] == 2 * 4096 + 4096);	/* 2 small + 1 lone tail */
+	assert_true(f.bytes[4] == 9 * 4096);
+	assert_true(f.bytes[1] == 2 * 4096);
+	assert_true(f.bytes[3] == 0 && f.bytes[8] == 0);
+}
+
+static void memstat(void **state)
+{
+	/* an excerpt of a 7.x memory.stat */
+	const char a[] = "anon 1048576\nfile 0\npgmajfault 3\npswpin 0\npswpout 10\n"
+			 "thp_swpout 0\nthp_swpout_fallback 1\nworkingset_refault_anon 2\n";
+	const char b[] = "anon 2048\npgmajfault 9\npswpin 4\npswpout 522\n"
+			 "thp_swpout 1\nthp_swpout_fallback 1\nworkingset_refault_anon 7\n";
+	const char old[] = "anon 2048\npgmajfault 9\n";
+	struct bench_memstat x, y, d;
+
+	bench_memstat_parse(a, &x);
+	bench_memstat_parse(b, &y);
+	bench_memstat_delta(&x, &y, &d);
+	assert_true(d.have[BENCH_MS_PSWPOUT] && d.v[BENCH_MS_PSWPOUT] == 512);
+	assert_true(d.v[BENCH_MS_PSWPIN] == 4 && d.v[BENCH_MS_THP_SWPOUT] == 1);
+	assert_true(d.v[BENCH_MS_THP_SWPOUT_FALLBACK] == 0);
+	assert_true(d.v[BENCH_MS_WORKINGSET_REFAULT_ANON] == 5);
+	assert_true(d.v[BENCH_MS_PGMAJFAULT] == 6);
+	/* a kernel without the swap keys: absent, not 0 */
+	bench_memstat_parse(old, &x);
+	assert_false(x.have[BENCH_MS_PSWPOUT]);
+	assert_true(x.have[BENCH_MS_PGMAJFAULT]);
+	bench_memstat_delta(&x, &y, &d);
+	assert_false(d.have[BENCH_MS_PSWPOUT]);
+	assert_true(d.have[BENCH_MS_PGMAJFAULT] && d.v[BENCH_MS_PGMAJFAULT] == 0);
+	bench_memstat_parse(NULL, &x);
+	assert_false(x.have[BENCH_MS_PGMAJFAULT]);
+
+	assert_true(bench_swap_attributed(512, 1000, 1000));
+	assert_true(bench_swap_attributed(0, 0, 0));
+	assert_true(bench_swap_attributed(512, 1005, 1000));	/* within 16 pages */
+	assert_false(bench_swap_attributed(512, 2000, 1000));	/* others swapped too */
+	assert_false(bench_swap_attributed(4096, 1000, 1000));	/* sizes exceed the cgroup */
+}
+
+static void size_list(void **state)
+{
+	__u64 v[BENCH_MAX_LIST];
+
+	assert_int_equal(bench_parse_size_list("16K,32K,64K,2M", v, BENCH_MAX_LIST), 4);
+	assert_true(v[0] == 16384 && v[3] == 2ULL << 20);
+	assert_int_equal(bench_parse_size_list("4K", v, 4), -EINVAL);
+	assert_int_equal(bench_parse_size_list("48K", v, 4), -EINVAL);
+	assert_int_equal(bench_parse_size_list("16K,16K", v, 4), -EINVAL);
+	assert_int_equal(bench_parse_size_list("16K,", v, 4), -EINVAL);
+	assert_int_equal(bench_parse_size_list("max", v, 4), -EINVAL);
+	assert_int_equal(bench_parse_size_list("16K,32K", v, 1), -E2BIG);
+}
+
 int run_bench_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
 		cmocka_unit_test(ratios), cmocka_unit_test(lists),
+		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
+		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
+		cmocka_unit_test(memstat), cmocka_unit_test(size_list),
 	};
 	return cmocka_run_group_tests_name("bench", t, NULL, NULL);
 }

@@ -12,8 +12,8 @@
 enum {
 	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
-	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK,
-	OPT_SIZE, OPT_ITERATIONS,
+	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
+	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
 };
 
@@ -39,6 +39,9 @@ static const struct argp_option options[] = {
 	{ "pipeline", OPT_PIPELINE, "N", 0, "redis-benchmark -P (default 32)", 2 },
 	{ "high", OPT_HIGH, "LIST", 0,
 	  "memory.high levels, e.g. max,128M (default max,128M)", 2 },
+	{ "sizes", OPT_SIZES, "LIST", 0,
+	  "also run static per-size caps, e.g. 16K,64K,2M: every size always plus "
+	  "\"fixed --max-size SIZE\" (modes cap-SIZE; the oracle is the best static setting)", 2 },
 	{ "bgsave", OPT_BGSAVE, NULL, 0,
 	  "keep redis' default save points (BGSAVE); default is --save \"\" (noBGSAVE)", 2 },
 	{ "port", OPT_PORT, "PORT", 0, "redis-server port on 127.0.0.1 (default 16379)", 2 },
@@ -48,6 +51,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "pagefault options:", 3 },
 	{ "size", OPT_SIZE, "SIZE", 0, "mapping touched per iteration (default 64M)", 3 },
 	{ "iterations", OPT_ITERATIONS, "N", 0, "map/touch/unmap cycles per run (default 16)", 3 },
+	{ "hook-cost", OPT_HOOK_COST, NULL, 0,
+	  "with kernel.bpf_stats_enabled=1: ns per call of the policy's choose_orders "
+	  "next to an empty one attached the same way (the floor)", 3 },
 	{ NULL, 0, NULL, 0, "sparse options:", 4 },
 	{ "procs", OPT_PROCS, "N", 0, "small processes (default 8)", 4 },
 	{ "map-size", OPT_MAP_SIZE, "SIZE", 0, "mapping of each small process (default 32M)", 4 },
@@ -127,12 +133,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --high '%s' (a list of max and sizes, e.g. max,128M)", arg);
 		o->nr_high = n;
 		break;
+	case OPT_SIZES:
+		n = bench_parse_size_list(arg, o->sizes, BENCH_MAX_LIST);
+		if (n <= 0)
+			argp_error(state, "bad --sizes '%s' (a list of folio sizes from 8K to 1G, "
+				   "e.g. 16K,64K,2M)", arg);
+		o->nr_sizes = n;
+		break;
 	case OPT_BGSAVE: o->bgsave = true; break;
 	case OPT_PORT: COUNT(port, 1, 65535, "--port"); break;
 	case OPT_REDIS_SERVER: o->redis_server = arg; break;
 	case OPT_REDIS_BENCHMARK: o->redis_benchmark = arg; break;
 	case OPT_SIZE: SIZE(pf_size, 4096, "--size"); break;
 	case OPT_ITERATIONS: COUNT(pf_iterations, 1, 1000000, "--iterations"); break;
+	case OPT_HOOK_COST: o->pf_hook_cost = true; break;
 	case OPT_PROCS: COUNT(sp_procs, 1, 200, "--procs"); break;
 	case OPT_MAP_SIZE: SIZE(sp_map_size, 4096, "--map-size"); break;
 	case OPT_STRIDE: SIZE(sp_stride, 4096, "--stride"); break;
@@ -172,7 +186,9 @@ static const char doc[] =
 	"  mthpctl bench redis\n"
 	"  mthpctl bench redis --high max,2G --keys 3000000 --requests 3000000\n"
 	"  mthpctl bench redis --bgsave --policy \"auto --threshold 50ms\" -j\n"
+	"  mthpctl bench redis --high 128M --sizes 16K,64K,2M\n"
 	"  mthpctl bench pagefault --size 256M\n"
+	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";

@@ -195,6 +195,13 @@ static int save_settings(void)
 	return err;
 }
 
+int bench_set_knob(const char *path, const char *value)
+{
+	int err = save_knob(path, false);
+
+	return err ? err : write_file(path, value);
+}
+
 static void restore_settings(void)
 {
 	int i, err;
@@ -297,6 +304,113 @@ void bench_cgstat_read(const char *cg, struct bench_cgstat *s)
 	}
 	s->peak = read_u64_file(cg, "memory.peak");
 	s->current = read_u64_file(cg, "memory.current");
+}
+
+void bench_memstat_read(const char *cg, struct bench_memstat *m)
+{
+	char path[600], *buf;
+
+	buf = malloc(65536);
+	if (!buf) {
+		bench_memstat_parse(NULL, m);
+		return;
+	}
+	if (cg)
+		snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	else
+		snprintf(path, sizeof(path), "/proc/vmstat");
+	bench_memstat_parse(mthpctl_read_file(path, buf, 65536) > 0 ? buf : NULL, m);
+	free(buf);
+}
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_CHUNK	512
+
+struct kpf_cache {
+	int fd;
+	__u64 base;		/* first pfn in v, or ~0 */
+	int nr;
+	__u64 v[PM_CHUNK];
+};
+
+static __u64 kpf_get(struct kpf_cache *c, __u64 pfn)
+{
+	ssize_t r;
+
+	if (c->base == ~0ULL || pfn < c->base || pfn >= c->base + c->nr) {
+		c->base = pfn & ~(__u64)(PM_CHUNK - 1);
+		r = pread(c->fd, c->v, sizeof(c->v), c->base * 8);
+		c->nr = r > 0 ? r / 8 : 0;
+		if (pfn >= c->base + c->nr) {
+			c->base = ~0ULL;
+			return 0;
+		}
+	}
+	return c->v[pfn - c->base];
+}
+
+/* One process: every mapping of /proc/PID/maps through its pagemap. */
+static void pid_folios(int pid, struct kpf_cache *kc, struct bench_folios *f)
+{
+	char path[64], line[512];
+	__u64 ent[PM_CHUNK];
+	FILE *maps;
+	int pm;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "re");
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pm = open(path, O_RDONLY | O_CLOEXEC);
+	if (!maps || pm < 0)
+		goto out;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, va;
+
+		if (sscanf(line, "%llx-%llx", &start, &end) != 2 || strstr(line, "[vsyscall]"))
+			continue;
+		for (va = start; va < end;) {
+			size_t want = (end - va) / 4096, i;
+			ssize_t r;
+
+			if (want > PM_CHUNK)
+				want = PM_CHUNK;
+			r = pread(pm, ent, want * 8, va / 4096 * 8);
+			if (r <= 0)
+				break;
+			for (i = 0; i < (size_t)r / 8; i++) {
+				bool present = ent[i] & PM_PRESENT;
+				__u64 pfn = ent[i] & PM_PFN_MASK;
+
+				bench_folios_feed(f, present, pfn, present ? kpf_get(kc, pfn) : 0);
+			}
+			va += (r / 8) * 4096;
+		}
+		bench_folios_flush(f);
+	}
+out:
+	if (maps)
+		fclose(maps);
+	if (pm >= 0)
+		close(pm);
+}
+
+int bench_cg_folios(const char *cg, struct bench_folios *f)
+{
+	static struct kpf_cache kc;
+	char path[600], buf[8192], *p, *save = NULL;
+
+	bench_folios_init(f);
+	kc.fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (kc.fd < 0)
+		return -errno;
+	kc.base = ~0ULL;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0)
+		for (p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
+			pid_folios(atoi(p), &kc, f);
+	close(kc.fd);
+	return 0;
 }
 
 /* --- children ------------------------------------------------------- */
@@ -471,6 +585,15 @@ static int ensure_bpffs(void)
 
 int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len)
 {
+	static char *dflt[] = { "auto" };
+
+	if (!o->nr_policy_words)
+		return bench_policy_attach_words(dflt, 1, cg, note, len);
+	return bench_policy_attach_words(o->policy_words, o->nr_policy_words, cg, note, len);
+}
+
+int bench_policy_attach_words(char *const words[], int nw, const char *cg, char *note, size_t len)
+{
 	char *args[8 + BENCH_MAX_POLICY_WORDS], out[2048];
 	int n = 0, i, ret, idx = cg_index(cg);
 
@@ -482,9 +605,8 @@ int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, 
 	args[n++] = "--cgroup";
 	args[n++] = (char *)cg;
 	args[n++] = "--policy";
-	args[n++] = o->nr_policy_words ? o->policy_words[0] : "auto";
-	for (i = 1; i < o->nr_policy_words; i++)
-		args[n++] = o->policy_words[i];
+	for (i = 0; i < nw && i < BENCH_MAX_POLICY_WORDS; i++)
+		args[n++] = words[i];
 	args[n] = NULL;
 	ret = run_self(args, out, sizeof(out));
 	if (ret == 0) {
@@ -715,4 +837,163 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 		off += n;
 	}
 	return 0;
+}
+
+/* --- report helpers --------------------------------------------------- */
+
+static void jdouble(struct jw *w, const char *k, double v)
+{
+	jw_key(w, k);
+	jw_double(w, v);
+}
+
+static void json_spread_fields(struct jw *w, const struct bench_spread *s)
+{
+	jdouble(w, "median", s->median);
+	jdouble(w, "min", s->min);
+	jdouble(w, "max", s->max);
+	jdouble(w, "ci95_lo", s->lo);
+	jdouble(w, "ci95_hi", s->hi);
+	jw_ku64(w, "n", s->n);
+}
+
+void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s)
+{
+	jw_key(w, key);
+	jw_obj_open(w);
+	json_spread_fields(w, s);
+	jw_obj_close(w);
+}
+
+void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s)
+{
+	jw_key(w, key);
+	jw_obj_open(w);
+	json_spread_fields(w, s);
+	jw_kbool(w, "distinguishable", !bench_spread_contains(s, 1.0));
+	jw_obj_close(w);
+}
+
+const char *bench_verdict(const struct bench_spread *r)
+{
+	if (!r->n)
+		return "-";
+	return bench_spread_contains(r, 1.0) ? "not distinguishable" : "distinguishable";
+}
+
+void bench_json_folios(struct jw *w, const struct bench_folios *f)
+{
+	int o;
+
+	jw_key(w, "folio_bytes");
+	jw_arr_open(w);
+	for (o = 0; o < BENCH_NR_ORDERS; o++) {
+		jw_obj_open(w);
+		jw_ku64(w, "size_kb", 4ULL << o);
+		jw_ku64(w, "bytes", f->bytes[o]);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	jw_ku64(w, "pmd_bytes", f->bytes[BENCH_NR_ORDERS - 1]);
+}
+
+void bench_json_memstat(struct jw *w, const struct bench_memstat *m)
+{
+	int i;
+
+	jw_key(w, "memory_stat_delta");
+	jw_obj_open(w);
+	for (i = 0; i < BENCH_NR_MS; i++) {
+		jw_key(w, bench_ms_names[i]);
+		if (m->have[i])
+			jw_u64(w, m->v[i]);
+		else
+			jw_null(w);
+	}
+	jw_obj_close(w);
+}
+
+void bench_folios_median(const struct bench_folios *runs, int n, struct bench_folios *out)
+{
+	__u64 v[64];
+	int o, i;
+
+	bench_folios_init(out);
+	for (o = 0; o < BENCH_NR_ORDERS; o++) {
+		for (i = 0; i < n && i < 64; i++)
+			v[i] = runs[i].bytes[o];
+		out->bytes[o] = bench_median_u64(v, i);
+	}
+}
+
+void bench_memstat_median(const struct bench_memstat *runs, int n, struct bench_memstat *out)
+{
+	__u64 v[64];
+	int k, i;
+
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < BENCH_NR_MS; k++) {
+		out->have[k] = n > 0;
+		for (i = 0; i < n && i < 64; i++) {
+			out->have[k] &= runs[i].have[k];
+			v[i] = runs[i].v[k];
+		}
+		if (out->have[k])
+			out->v[k] = bench_median_u64(v, i);
+	}
+}
+
+static const char *order_name(int o, char *buf, size_t len)
+{
+	__u64 kb = 4ULL << o;
+
+	if (kb >= 1024)
+		snprintf(buf, len, "%lluM", (unsigned long long)kb >> 10);
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)kb);
+	return buf;
+}
+
+void bench_print_folios(const char *mode, const struct bench_folios *f)
+{
+	char b[16];
+	int o, any = 0;
+
+	printf("  %-14s", mode);
+	for (o = 0; o < BENCH_NR_ORDERS; o++)
+		if (f->bytes[o])
+			printf("%s%s %.1f", any++ ? ", " : " ", order_name(o, b, sizeof(b)),
+			       f->bytes[o] / 1048576.0);
+	printf("%s; PMD %.1f MiB\n", any ? " MiB" : " (no anonymous memory seen)",
+	       f->bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+}
+
+static const char *const ms_short[BENCH_NR_MS] = {
+	"pswpout", "pswpin", "thp_swpout", "thp_swpout_fb", "refault_anon", "pgmajfault",
+};
+
+void bench_print_memstat_header(void)
+{
+	int i;
+
+	printf("  %-14s", "mode");
+	for (i = 0; i < BENCH_NR_MS; i++)
+		printf(" %13s", ms_short[i]);
+	printf("\n");
+}
+
+void bench_print_memstat(const char *mode, const struct bench_memstat *m)
+{
+	char b[24];
+	int i;
+
+	printf("  %-14s", mode);
+	for (i = 0; i < BENCH_NR_MS; i++) {
+		if (m->have[i])
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)m->v[i]);
+		else
+			snprintf(b, sizeof(b), "absent");
+		printf(" %13s", b);
+	}
+	printf("\n");
 }

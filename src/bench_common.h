@@ -34,8 +34,11 @@ struct bench_opts {
 	int nr_high;
 	bool bgsave;
 	const char *redis_server, *redis_benchmark;
+	__u64 sizes[BENCH_MAX_LIST];	/* --sizes: per-size caps */
+	int nr_sizes;
 	/* pagefault */
 	__u64 pf_size;
+	bool pf_hook_cost;
 	unsigned int pf_iterations;
 	/* sparse */
 	unsigned int sp_procs, sp_dense_passes;
@@ -70,6 +73,17 @@ struct bench_cgstat {
 };
 void bench_cgstat_read(const char *cg, struct bench_cgstat *s);
 
+/* Anonymous memory of every process in cg (cgroup.procs) by folio order,
+ * from /proc/PID/pagemap and /proc/kpageflags (pages shared after fork count
+ * once per process). Returns 0 or -errno (no kpageflags: not root). */
+int bench_cg_folios(const char *cg, struct bench_folios *f);
+/* cg's memory.stat keys (NULL: /proc/vmstat). */
+void bench_memstat_read(const char *cg, struct bench_memstat *m);
+
+/* Save path's value for bench_restore() and write value (a sysctl such as
+ * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */
+int bench_set_knob(const char *path, const char *value);
+
 /* Set up: checks (root, cgroup2 memory controller, tools), signal
  * handlers, THP and sysctl settings saved, the bench cgroup created.
  * Returns 0 or an exit code (printed). */
@@ -91,6 +105,8 @@ int bench_cg_write(const char *cg, const char *file, const char *value);
  * MTHPCTL_EXIT_UNSUPPORTED (kernel lacks it: the note is filled) or another
  * exit code (printed). */
 int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
+/* The same with explicit words: {"fixed", "--max-size", "16K"}. */
+int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
 void bench_policy_detach(const char *cg);
 
 /* Start a child in its own process group, in cgroup cg (NULL: ours).
@@ -117,6 +133,26 @@ void bench_progress(const struct bench_opts *o, const char *fmt, ...)
  * NULL when neither. Finish with bench_json_end(). */
 struct jw *bench_json_begin(const struct bench_opts *o);
 void bench_json_end(const struct bench_opts *o, struct jw *w);
+
+/* JSON helpers: "key": {"median", "min", "max", "ci95_lo", "ci95_hi", "n"};
+ * a ratio adds "distinguishable" (its interval excludes 1.0). */
+struct jw;
+void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s);
+void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s);
+/* "folio_bytes": [{"size_kb", "bytes"}...], "pmd_bytes" (medians of runs). */
+void bench_json_folios(struct jw *w, const struct bench_folios *f);
+/* "memory_stat_delta": {"pswpout": N or null, ...} */
+void bench_json_memstat(struct jw *w, const struct bench_memstat *m);
+/* Medians over n runs (absent keys: absent if absent in any run). */
+void bench_folios_median(const struct bench_folios *runs, int n, struct bench_folios *out);
+void bench_memstat_median(const struct bench_memstat *runs, int n, struct bench_memstat *out);
+/* Text: "  MODE  4K 12.0  16K 3.5 ... 2M 40.0 MiB" (sizes with bytes). */
+void bench_print_folios(const char *mode, const struct bench_folios *f);
+/* Text: the memory.stat header and one row per mode. */
+void bench_print_memstat_header(void);
+void bench_print_memstat(const char *mode, const struct bench_memstat *m);
+/* "not distinguishable" or "distinguishable" for a ratio. */
+const char *bench_verdict(const struct bench_spread *ratio);
 
 /* The exit code for an interrupted run: 128 + signal. */
 int bench_interrupted(void);

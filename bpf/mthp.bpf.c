@@ -4,11 +4,14 @@
  * chosen by its read-only parameters (auto, fixed, never).
  *
  * choose_orders() runs for every THP decision of a task in the attached
- * cgroup's subtree (non-sleepable, under RCU). It looks up the per-cgroup
- * entry (creating it on first use), answers from the current decision, counts
- * the call, and, at most every mthpctl_sample_interval(), starts the entry's bpf_wq. The wq
- * callback (sleepable) samples PSI memory-full stall and anon+shmem usage and
- * feeds them to the shared decision function in include/mthp_policy.h.
+ * cgroup's subtree (non-sleepable, under RCU). fixed and never answer from
+ * their parameters alone. auto looks up the cgroup's local storage (created
+ * on first use, freed with the cgroup), answers from its state and the
+ * faulting mapping, and at most every mthpctl_sample_interval() queues the
+ * cgroup's id for the one sampler work item. The sampler (sleepable) reads
+ * PSI memory-full stall and anon+shmem usage of each queued cgroup and feeds
+ * them to the shared decision function in include/mthp_policy.h. Counters are
+ * per-CPU: no cache line is shared by the CPUs on the fault path.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -41,10 +44,14 @@ const volatile struct mthpctl_params params = {
 	.magic = MTHPCTL_PARAMS_MAGIC,
 	.policy = MTHPCTL_POLICY_AUTO,
 	.max_order = MTHPCTL_NO_CAP,
-	.window_ns = 1000000000ULL,
-	.threshold_ns = 100000000ULL,
-	.min_usage = 16ULL << 20,
+	.top_order = MTHPCTL_DEFAULT_TOP_ORDER,
+	.window_ns = MTHPCTL_DEFAULT_WINDOW_NS,
+	.threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS,
+	.min_usage = MTHPCTL_DEFAULT_MIN_USAGE,
 };
+
+/* The running kernel's page size (set by mthpctl before load). */
+const volatile __u32 page_shift = 12;
 
 /* A copy made with volatile reads (the values mthpctl stored). */
 static __always_inline void get_params(struct mthpctl_params *p)
@@ -52,53 +59,44 @@ static __always_inline void get_params(struct mthpctl_params *p)
 	p->magic = params.magic;
 	p->policy = params.policy;
 	p->max_order = params.max_order;
-	p->pad = 0;
+	p->top_order = params.top_order;
 	p->window_ns = params.window_ns;
 	p->threshold_ns = params.threshold_ns;
 	p->min_usage = params.min_usage;
 }
 
-struct cg_entry {
-	struct bpf_wq wq;
-	struct mthpctl_state state;
-	__u64 last_kick_ns;
-	__u64 nr_kicks;
-	struct mthpctl_counters cnt;
-};
-
-_Static_assert(sizeof(struct cg_entry) == sizeof(struct mthpctl_cg_entry),
-	       "struct cg_entry and struct mthpctl_cg_entry differ");
-_Static_assert(__builtin_offsetof(struct cg_entry, state) ==
-	       __builtin_offsetof(struct mthpctl_cg_entry, state),
-	       "bpf_wq is not 16 bytes");
+struct {
+	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct mthpctl_cg);
+} cgstate SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, struct cg_entry);
-} cgroups SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct mthpctl_totals);
 } totals SEC(".maps");
 
-/* Never written: the template for new entries (too big for the stack).
- * Plain bytes: the verifier refuses a value with a bpf_wq as the source of
- * bpf_map_update_elem() ("bpf_wq cannot be accessed directly"). */
-struct cg_blank {
-	__u8 bytes[sizeof(struct cg_entry)];
+/* Cgroup ids waiting for a sample. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, MTHPCTL_PENDING_MAX);
+	__type(value, __u64);
+} pending SEC(".maps");
+
+struct sampler {
+	struct bpf_wq wq;
+	__u32 ready;		/* 0: not set up, 1: being set up, 2: ready */
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cg_blank);
-} zero_entry SEC(".maps");
+	__type(value, struct sampler);
+} sampler SEC(".maps");
 
 static __always_inline struct mthpctl_totals *get_totals(void)
 {
@@ -107,12 +105,14 @@ static __always_inline struct mthpctl_totals *get_totals(void)
 	return bpf_map_lookup_elem(&totals, &k);
 }
 
+/* Atomic, but on this CPU's copy: no line is shared between CPUs; atomic
+ * because a preempted hook and the next one on the same CPU may overlap. */
 static __always_inline void inc(__u64 *p)
 {
 	__sync_fetch_and_add(p, 1);
 }
 
-static __u32 tva_index(enum tva_type type)
+static __always_inline __u32 tva_index(enum tva_type type)
 {
 	if (type == bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT))
 		return MTHPCTL_TVA_PAGEFAULT;
@@ -125,28 +125,25 @@ static __u32 tva_index(enum tva_type type)
 	return MTHPCTL_TVA_OTHER;
 }
 
-/* Sampler: runs in process context (sleepable). */
-static int sample_cb(void *map, int *key, void *value)
+/* Take one sample of cgroup ID (sleepable context). */
+static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
-	struct cg_entry *e = value;
-	struct mthpctl_totals *t = get_totals();
 	struct mthpctl_sample x = {};
 	struct mthpctl_params p;
 	struct mthpctl_state s;
 	struct mem_cgroup *memcg;
+	struct mthpctl_cg *e;
 	struct cgroup *cgrp;
-	__u64 id = *(__u64 *)key;
 
-	if (!bpf_ksym_exists(bpf_cgroup_from_id))
-		return 0;
 	cgrp = bpf_cgroup_from_id(id);
 	if (!cgrp) {
-		/* the cgroup is gone: forget it */
-		bpf_map_delete_elem(&cgroups, &id);
 		if (t)
-			inc(&t->entries_removed);
-		return 0;
+			inc(&t->gone);
+		return;
 	}
+	e = bpf_cgrp_storage_get(&cgstate, cgrp, 0, 0);
+	if (!e)
+		goto out;
 
 	if (bpf_ksym_exists(bpf_get_mem_cgroup) &&
 	    bpf_ksym_exists(bpf_mem_cgroup_page_state)) {
@@ -181,7 +178,6 @@ static int sample_cb(void *map, int *key, void *value)
 			inc(&t->psi_errors);
 		}
 	}
-	bpf_cgroup_release(cgrp);
 
 	x.now_ns = bpf_ktime_get_ns();
 	s = e->state;
@@ -190,54 +186,76 @@ static int sample_cb(void *map, int *key, void *value)
 	e->state = s;
 	if (t)
 		inc(&t->samples);
+out:
+	bpf_cgroup_release(cgrp);
+}
+
+static long sample_next(__u64 i, void *ctx)
+{
+	__u64 id;
+
+	if (bpf_map_pop_elem(&pending, &id))
+		return 1;	/* queue empty: stop */
+	sample_cgroup(id, get_totals());
 	return 0;
 }
 
-static struct cg_entry *cg_entry_get(__u64 id, struct mthpctl_totals *t)
+/* The sampler work item: every queued cgroup, once. */
+static int sampler_cb(void *map, int *key, void *value)
 {
-	struct cg_blank *zero;
-	struct cg_entry *e;
-	__u32 k = 0;
-	long err;
-
-	e = bpf_map_lookup_elem(&cgroups, &id);
-	if (e)
-		return e;
-	zero = bpf_map_lookup_elem(&zero_entry, &k);
-	if (!zero)
-		return NULL;
-	err = bpf_map_update_elem(&cgroups, &id, zero, BPF_NOEXIST);
-	e = bpf_map_lookup_elem(&cgroups, &id);
-	if (!e) {
-		if (t && err && err != -17 /* EEXIST */)
-			inc(&t->map_full);
-		return NULL;
-	}
-	if (!err) {
-		/* we created it: set up the sampler once */
-		if (params.policy == MTHPCTL_POLICY_AUTO &&
-		    bpf_ksym_exists(bpf_wq_init) &&
-		    bpf_ksym_exists(bpf_wq_set_callback) &&
-		    !bpf_wq_init(&e->wq, &cgroups, 0))
-			bpf_wq_set_callback(&e->wq, sample_cb, 0);
-		if (t)
-			inc(&t->entries_created);
-	}
-	return e;
+	if (!bpf_ksym_exists(bpf_cgroup_from_id))
+		return 0;
+	bpf_loop(MTHPCTL_PENDING_MAX, sample_next, NULL, 0);
+	return 0;
 }
 
-static void maybe_sample(struct cg_entry *e, const struct mthpctl_params *p)
+static __always_inline void kick_sampler(void)
+{
+	struct sampler *w;
+	__u32 k = 0;
+
+	if (!bpf_ksym_exists(bpf_wq_init) || !bpf_ksym_exists(bpf_wq_set_callback) ||
+	    !bpf_ksym_exists(bpf_wq_start))
+		return;
+	w = bpf_map_lookup_elem(&sampler, &k);
+	if (!w)
+		return;
+	if (w->ready != 2) {
+		/* one CPU sets the work item up, once */
+		if (__sync_val_compare_and_swap(&w->ready, 0, 1) != 0)
+			return;
+		if (bpf_wq_init(&w->wq, &sampler, 0) ||
+		    bpf_wq_set_callback(&w->wq, sampler_cb, 0)) {
+			w->ready = 0;
+			return;
+		}
+		w->ready = 2;
+	}
+	bpf_wq_start(&w->wq, 0);
+}
+
+/* Queue a sample of the cgroup if its last one is old enough. */
+static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
+					 const struct mthpctl_params *p,
+					 struct mthpctl_totals *t)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u64 last = e->last_kick_ns;
 
 	if (last && now - last < mthpctl_sample_interval(p, &e->state))
 		return;
-	/* one CPU wins the window */
+	/* one CPU wins the interval */
 	if (__sync_val_compare_and_swap(&e->last_kick_ns, last, now) != last)
 		return;
-	if (bpf_ksym_exists(bpf_wq_start) && !bpf_wq_start(&e->wq, 0))
-		inc(&e->nr_kicks);
+	if (!last && t)
+		inc(&t->entries_created);
+	if (bpf_map_push_elem(&pending, &id, 0)) {
+		if (t)
+			inc(&t->queue_full);
+		return;
+	}
+	inc(&e->nr_kicks);
+	kick_sampler();
 }
 
 SEC("struct_ops/choose_orders")
@@ -246,36 +264,40 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 		       unsigned long orders)
 {
 	struct mthpctl_totals *t = get_totals();
+	struct mthpctl_vma_info vi, *vip = NULL;
 	struct mthpctl_state none = {};
 	struct mthpctl_state *s = &none;
+	struct mthpctl_cg *e = NULL;
 	struct mthpctl_params p;
-	struct cg_entry *e = NULL;
 	__u32 tva = tva_index(type);
 	__u32 reason = MTHPCTL_REASON_NONE;
 	__u64 allow;
 
-	if (cgrp)
-		e = cg_entry_get(cgrp->kn->id, t);	/* trusted: direct access */
-	if (e)
-		s = &e->state;
 	get_params(&p);
-	allow = mthpctl_orders(&p, s, tva,
-			       orders, &reason);
+	if (p.policy == MTHPCTL_POLICY_AUTO) {
+		if (cgrp)
+			e = bpf_cgrp_storage_get(&cgstate, cgrp, 0,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (e)
+			s = &e->state;
+		if (tva == MTHPCTL_TVA_PAGEFAULT && vma) {
+			struct mm_struct *mm = vma->vm_mm;
 
-	if (tva < MTHPCTL_NR_TVA && reason < MTHPCTL_NR_REASON) {
-		if (t) {
-			inc(&t->cnt.calls[tva]);
-			if (reason != MTHPCTL_REASON_NONE)
-				inc(&t->cnt.fallbacks[reason][tva]);
-		}
-		if (e) {
-			inc(&e->cnt.calls[tva]);
-			if (reason != MTHPCTL_REASON_NONE)
-				inc(&e->cnt.fallbacks[reason][tva]);
+			vi.vma_bytes = vma->vm_end - vma->vm_start;
+			vi.mm_anon_bytes = (__u64)BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count)
+					   << page_shift;
+			vip = &vi;
 		}
 	}
-	if (e && params.policy == MTHPCTL_POLICY_AUTO)
-		maybe_sample(e, &p);
+	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
+
+	if (t && tva < MTHPCTL_NR_TVA && reason < MTHPCTL_NR_REASON) {
+		inc(&t->cnt.calls[tva]);
+		if (reason != MTHPCTL_REASON_NONE)
+			inc(&t->cnt.fallbacks[reason][tva]);
+	}
+	if (e)
+		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
 	return allow;
 }
 

@@ -28,11 +28,12 @@
 
 /* Why a decision narrowed the orders the kernel offered ("fell back"). */
 #define MTHPCTL_REASON_NONE		0	/* nothing narrowed */
-#define MTHPCTL_REASON_PRESSURE		1	/* memory-full stall over threshold */
-#define MTHPCTL_REASON_LOW_USAGE	2	/* anon+shmem below the minimum */
+#define MTHPCTL_REASON_PRESSURE		1	/* memory stall: capped at the ladder's rung */
+#define MTHPCTL_REASON_LOW_USAGE	2	/* small and not growing */
 #define MTHPCTL_REASON_NO_SAMPLE	3	/* not sampled yet */
 #define MTHPCTL_REASON_CAP		4	/* fixed/never policy or --max-size */
-#define MTHPCTL_NR_REASON		5
+#define MTHPCTL_REASON_SPARSE		5	/* fault in a large, sparsely used mapping */
+#define MTHPCTL_NR_REASON		6
 
 /* Sample validity flags. */
 #define MTHPCTL_SAMPLE_STALL	(1U << 0)	/* stall_ns is valid (PSI on) */
@@ -43,12 +44,19 @@
 
 #define MTHPCTL_PARAMS_MAGIC	0x6d746870U	/* "mthp" */
 
+/* Defaults of the auto policy (mthpctl attach and the BPF program's
+ * built-in parameters both use these). */
+#define MTHPCTL_DEFAULT_WINDOW_NS	1000000000ULL	/* 1 s */
+#define MTHPCTL_DEFAULT_THRESHOLD_NS	100000000ULL	/* 100 ms per window */
+#define MTHPCTL_DEFAULT_MIN_USAGE	(16ULL << 20)	/* 16 MiB */
+#define MTHPCTL_DEFAULT_TOP_ORDER	9		/* PMD with 4 KiB pages */
+
 /* Policy parameters, fixed at load time (BPF .rodata). */
 struct mthpctl_params {
 	__u32 magic;		/* MTHPCTL_PARAMS_MAGIC */
 	__u32 policy;		/* MTHPCTL_POLICY_* */
 	__u32 max_order;	/* never allow orders above; MTHPCTL_NO_CAP = none */
-	__u32 pad;
+	__u32 top_order;	/* the ladder's top: the PMD order; 0 = default */
 	__u64 window_ns;	/* sampling window and stall-rate unit */
 	__u64 threshold_ns;	/* memory-full stall per window meaning pressure */
 	__u64 min_usage;	/* anon+shmem bytes below which 4 KiB only; 0 = off */
@@ -63,27 +71,60 @@ struct mthpctl_sample {
 	__u32 pad;
 };
 
-/* Per-cgroup decision state. Zero-initialised = never sampled. */
+/* No step up the ladder is being tried. */
+#define MTHPCTL_NO_PROBE	0xffffffffU
+
+/* Per-cgroup decision state. Zero-initialised = never sampled (4 KiB). */
 struct mthpctl_state {
 	__u64 last_sample_ns;	/* 0: never sampled */
 	__u64 last_stall_ns;
 	__u64 usage;		/* last sampled anon+shmem bytes */
 	__u64 stall_rate_ns;	/* last stall per window, ns */
-	__u32 pressure;		/* 1 while over the stall threshold (hysteresis) */
-	__u32 low_usage;	/* 1 while below the usage minimum (hysteresis) */
+	__u64 usage_peak;	/* recent peak of usage, decaying (see below) */
+	__u64 growth;		/* usage growth per window over the last interval */
+	__u64 probe_end_ns;	/* end of the current step's trial / wait */
+	__u64 steps_down;	/* ladder moves, for status and tests */
+	__u64 steps_up;
+	__u32 pressure;		/* 1 while the ladder caps the orders */
+	__u32 low_usage;	/* 1 while small and not growing (hysteresis) */
 	__u32 flags;		/* flags of the last sample */
 	__u32 nr_samples;
-	__u64 usage_peak;	/* recent peak of usage, decaying (see below) */
+	__u32 rung;		/* highest order allowed while pressure is set */
+	__u32 probe_from;	/* rung before the step up on trial, or NO_PROBE */
+	__u32 backoff;		/* windows to hold a rung before the next step up */
+	__u32 good_rung;	/* 1 + the last rung that held a trial; 0 = none */
 };
 
 /*
- * Hysteresis: pressure starts at a stall rate >= threshold and ends only
- * when the rate drops below threshold / MTHPCTL_STALL_EXIT_DIV; the low-usage
- * rule starts below min_usage and ends only at >= min_usage +
- * min_usage / MTHPCTL_USAGE_EXIT_DIV.
+ * Hysteresis: the low-usage rule starts below min_usage and ends only at
+ * >= min_usage + min_usage / MTHPCTL_USAGE_EXIT_DIV (or when the cgroup
+ * grows fast enough to pass the minimum within a window).
  */
-#define MTHPCTL_STALL_EXIT_DIV	2
 #define MTHPCTL_USAGE_EXIT_DIV	4
+
+/*
+ * The size ladder. Under memory pressure the auto policy does not switch to
+ * 4 KiB: it caps the folio order at a rung and moves the rung by the stall
+ * it measures (TCP-like: down at once, up slowly, slower after a failure).
+ * Stall per window, against the threshold T:
+ *
+ *   >= T        step down one rung (a failed trial goes back to where it
+ *               came from and doubles the wait before the next trial)
+ *   T/2 .. T    hold
+ *   T/16 .. T/2 after holding the rung for `backoff` windows, try one rung
+ *               up; a trial that ends without stall >= T is kept, remembered
+ *               as good, and halves the wait
+ *   < T/16      the pressure is over: every size again
+ *
+ * A new episode starts at the last good rung, or at MTHPCTL_LADDER_START
+ * (the smallest mTHP size: a quarter of the faults of 4 KiB pages for the
+ * smallest reclaim and swap-in unit of all large sizes). The rungs are the
+ * orders 0, 2, 3, ... top (anonymous memory has no order-1 folios).
+ */
+#define MTHPCTL_LADDER_START	2
+#define MTHPCTL_HOLD_DIV	2	/* T/2: below, the rung may go up */
+#define MTHPCTL_QUIET_DIV	16	/* T/16: below, the pressure is over */
+#define MTHPCTL_BACKOFF_MAX	32	/* windows */
 
 /*
  * The low-usage rule judges a cgroup by its recent peak, not by the last
@@ -100,12 +141,34 @@ struct mthpctl_state {
  * sampling more often than once per window does not change what the
  * threshold means; it shortens the reaction: pressure that starts right
  * after a sample is seen half a window later, not a whole one. While a
- * cgroup is restricted for low usage it samples faster still, so that a
- * cgroup growing past the minimum gets large folios soon after (samples are
- * cheap, and taken only while the cgroup faults).
+ * cgroup is small (or not sampled yet) it samples faster still: the growth
+ * that makes it not small must be seen within its first few MiB (samples
+ * are cheap, and taken only while the cgroup faults).
  */
 #define MTHPCTL_SAMPLES_PER_WINDOW		2
-#define MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW	8
+#define MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW	16
+
+/*
+ * A page fault in a mapping of at least MTHPCTL_SPARSE_MIN_VMA bytes whose
+ * process has fewer anonymous bytes resident than 1/MTHPCTL_SPARSE_DIV of
+ * the mapping gets 4 KiB: touching one page per 128 KiB of a large mapping
+ * would otherwise fill all of it with large folios. A dense process passes
+ * the mark after its first 1/16 of the mapping.
+ */
+#define MTHPCTL_SPARSE_MIN_VMA	(8ULL << 20)
+#define MTHPCTL_SPARSE_DIV	16
+
+/* What the hook knows of the faulting mapping (0/0 = unknown). */
+struct mthpctl_vma_info {
+	__u64 vma_bytes;	/* size of the VMA */
+	__u64 mm_anon_bytes;	/* the process's resident anonymous bytes */
+};
+
+static inline int mthpctl_vma_sparse(const struct mthpctl_vma_info *v)
+{
+	return v && v->vma_bytes >= MTHPCTL_SPARSE_MIN_VMA &&
+	       v->mm_anon_bytes < v->vma_bytes / MTHPCTL_SPARSE_DIV;
+}
 
 /* The peak after DT ns at decay 1/MTHPCTL_PEAK_DECAY_DIV per window. */
 static inline __u64 mthpctl_decay_peak(__u64 peak, __u64 dt, __u64 window)
@@ -124,14 +187,14 @@ static inline __u64 mthpctl_decay_peak(__u64 peak, __u64 dt, __u64 window)
 static inline __u64 mthpctl_sample_interval(const struct mthpctl_params *p,
 					    const struct mthpctl_state *s)
 {
-	if (s->low_usage && !s->pressure)
+	if ((s->low_usage || !s->last_sample_ns) && !s->pressure)
 		return p->window_ns / MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW;
 	return p->window_ns / MTHPCTL_SAMPLES_PER_WINDOW;
 }
 
 /*
- * stall * window / dt without overflowing 64 bits (precision may drop):
- * both factors are brought below 2^32 by halving them together with dt.
+ * x * window / dt without overflowing 64 bits (precision may drop): both
+ * factors are brought below 2^32 by halving them together with dt.
  * (No "x <= ~0 / y" test: clang turns that into a 128-bit multiply, which
  * BPF does not have.)
  */
@@ -161,16 +224,108 @@ static inline __u64 mthpctl_cap_mask(__u32 max_order)
 	return (1ULL << (max_order + 1)) - 1;
 }
 
-/* Is the cgroup restricted to 4 KiB (auto policy), and why. */
+/* The ladder's top: the PMD order, or the cap if that is lower. */
+static inline __u32 mthpctl_ladder_top(const struct mthpctl_params *p)
+{
+	__u32 top = p->top_order ? p->top_order : MTHPCTL_DEFAULT_TOP_ORDER;
+
+	return p->max_order < top ? p->max_order : top;
+}
+
+static inline __u32 mthpctl_rung_down(__u32 r)
+{
+	return r <= MTHPCTL_LADDER_START ? 0 : r - 1;
+}
+
+static inline __u32 mthpctl_rung_up(__u32 r)
+{
+	return r < MTHPCTL_LADDER_START ? MTHPCTL_LADDER_START : r + 1;
+}
+
+/* Is the cgroup restricted (auto policy), and why. */
 static inline __u32 mthpctl_restriction(const struct mthpctl_state *s)
 {
 	if (!s->last_sample_ns)
 		return MTHPCTL_REASON_NO_SAMPLE;
-	if (s->pressure)
-		return MTHPCTL_REASON_PRESSURE;
 	if (s->low_usage)
 		return MTHPCTL_REASON_LOW_USAGE;
+	if (s->pressure)
+		return MTHPCTL_REASON_PRESSURE;
 	return MTHPCTL_REASON_NONE;
+}
+
+/* The orders 0..max the auto policy allows for page faults now. */
+static inline __u32 mthpctl_max_order_now(const struct mthpctl_params *p,
+					  const struct mthpctl_state *s)
+{
+	__u32 r = mthpctl_restriction(s), cap = p->max_order;
+
+	if (r == MTHPCTL_REASON_PRESSURE)
+		return s->rung < cap ? s->rung : cap;
+	if (r != MTHPCTL_REASON_NONE)
+		return 0;
+	return cap;
+}
+
+/* One step of the size ladder for a stall rate measured at time now. */
+static inline void mthpctl_ladder(const struct mthpctl_params *p,
+				  struct mthpctl_state *s, __u64 rate, __u64 now)
+{
+	__u64 t = p->threshold_ns, window = p->window_ns;
+	__u32 top = mthpctl_ladder_top(p);
+
+	if (!s->backoff)
+		s->backoff = 1;
+	if (rate >= t) {
+		if (!s->pressure) {
+			/* a new episode: the last good rung, or the start */
+			s->pressure = 1;
+			s->rung = s->good_rung ? s->good_rung - 1 : MTHPCTL_LADDER_START;
+			if (s->rung >= top)
+				s->rung = mthpctl_rung_down(top);
+		} else if (s->probe_from != MTHPCTL_NO_PROBE) {
+			/* the step up failed: back, and wait longer next time */
+			s->rung = s->probe_from;
+			s->good_rung = s->rung + 1;
+			if (s->backoff < MTHPCTL_BACKOFF_MAX)
+				s->backoff *= 2;
+		} else {
+			s->rung = mthpctl_rung_down(s->rung);
+		}
+		s->steps_down++;
+		s->probe_from = MTHPCTL_NO_PROBE;
+		s->probe_end_ns = now + s->backoff * window;
+		return;
+	}
+	if (!s->pressure)
+		return;
+	if (rate < t / MTHPCTL_QUIET_DIV) {
+		/* no stall worth the name: the pressure is over */
+		if (s->probe_from != MTHPCTL_NO_PROBE)
+			s->good_rung = s->rung + 1;
+		s->pressure = 0;
+		s->probe_from = MTHPCTL_NO_PROBE;
+		return;
+	}
+	if (now < s->probe_end_ns)
+		return;		/* hold the rung (or the trial) a while */
+	if (s->probe_from != MTHPCTL_NO_PROBE) {
+		/* the trial held: keep it */
+		s->good_rung = s->rung + 1;
+		if (s->backoff > 1)
+			s->backoff /= 2;
+		s->probe_from = MTHPCTL_NO_PROBE;
+	}
+	if (rate >= t / MTHPCTL_HOLD_DIV)
+		return;		/* some stall: stay */
+	s->probe_from = s->rung;
+	s->rung = mthpctl_rung_up(s->rung);
+	s->steps_up++;
+	s->probe_end_ns = now + s->backoff * window;
+	if (s->rung >= top) {
+		s->pressure = 0;	/* back at the top: no cap */
+		s->probe_from = MTHPCTL_NO_PROBE;
+	}
 }
 
 /*
@@ -181,41 +336,42 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 				   struct mthpctl_state *s,
 				   const struct mthpctl_sample *x)
 {
-	__u64 dt, rate, exit_level;
-	int rate_known = 0;
+	__u64 dt = 0;
+	int growing = 0;
 
 	if (s->last_sample_ns && x->now_ns <= s->last_sample_ns)
 		return mthpctl_restriction(s);	/* time did not advance */
-
-	if (s->last_sample_ns && (x->flags & MTHPCTL_SAMPLE_STALL) &&
-	    (s->flags & MTHPCTL_SAMPLE_STALL) && x->stall_ns >= s->last_stall_ns) {
+	if (s->last_sample_ns)
 		dt = x->now_ns - s->last_sample_ns;
-		rate = mthpctl_scale_rate(x->stall_ns - s->last_stall_ns, dt,
-					  p->window_ns);
-		rate_known = 1;
-	}
 
-	if (rate_known) {
-		s->stall_rate_ns = rate;
-		exit_level = p->threshold_ns / MTHPCTL_STALL_EXIT_DIV;
-		if (s->pressure)
-			s->pressure = rate >= exit_level && rate > 0;
-		else
-			s->pressure = rate >= p->threshold_ns;
+	if (dt && (x->flags & MTHPCTL_SAMPLE_STALL) &&
+	    (s->flags & MTHPCTL_SAMPLE_STALL) && x->stall_ns >= s->last_stall_ns) {
+		s->stall_rate_ns = mthpctl_scale_rate(x->stall_ns - s->last_stall_ns,
+						      dt, p->window_ns);
+		mthpctl_ladder(p, s, s->stall_rate_ns, x->now_ns);
 	} else {
 		/* first sample, PSI off or counter reset: no evidence */
 		s->stall_rate_ns = 0;
 		s->pressure = 0;
+		s->probe_from = MTHPCTL_NO_PROBE;
 	}
 
+	s->growth = 0;
+	if (dt && (x->flags & MTHPCTL_SAMPLE_USAGE) && (s->flags & MTHPCTL_SAMPLE_USAGE) &&
+	    x->usage > s->usage)
+		s->growth = mthpctl_scale_rate(x->usage - s->usage, dt, p->window_ns);
+
 	if ((x->flags & MTHPCTL_SAMPLE_USAGE) && p->min_usage) {
+		/* growing: will pass the minimum within a window */
+		growing = s->growth && x->usage + s->growth >= p->min_usage;
 		if (s->last_sample_ns)
-			s->usage_peak = mthpctl_decay_peak(s->usage_peak,
-							   x->now_ns - s->last_sample_ns,
+			s->usage_peak = mthpctl_decay_peak(s->usage_peak, dt,
 							   p->window_ns);
 		if (x->usage > s->usage_peak)
 			s->usage_peak = x->usage;
-		if (s->low_usage && s->last_sample_ns)
+		if (growing)
+			s->low_usage = 0;
+		else if (s->low_usage && s->last_sample_ns)
 			s->low_usage = s->usage_peak < p->min_usage +
 				       p->min_usage / MTHPCTL_USAGE_EXIT_DIV;
 		else
@@ -236,15 +392,18 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 /*
  * The orders the policy allows for one call of the hook. The kernel does
  * orders &= result. *reason says why offered orders were removed
- * (MTHPCTL_REASON_NONE when none were).
+ * (MTHPCTL_REASON_NONE when none were). vma may be NULL (unknown).
  *
  * tva rules (auto): MADV_COLLAPSE is always allowed (the application asked
- * explicitly); khugepaged and page faults (and smaps' report) get 4 KiB only
- * while restricted. fixed/never cap every type, MADV_COLLAPSE included.
+ * explicitly); khugepaged and page faults (and smaps' report) follow the
+ * cgroup's state; page faults in a sparse mapping get 4 KiB.
+ * fixed/never cap every type, MADV_COLLAPSE included.
  */
 static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 				   const struct mthpctl_state *s,
-				   __u32 tva, __u64 orders, __u32 *reason)
+				   __u32 tva, __u64 orders,
+				   const struct mthpctl_vma_info *vma,
+				   __u32 *reason)
 {
 	__u64 allow, cap = mthpctl_cap_mask(p->max_order);
 	__u32 why = MTHPCTL_REASON_CAP;
@@ -262,8 +421,13 @@ static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 			__u32 r = mthpctl_restriction(s);
 
 			if (r != MTHPCTL_REASON_NONE) {
-				allow = 1;
+				allow = mthpctl_cap_mask(mthpctl_max_order_now(p, s));
 				why = r;
+			}
+			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL) &&
+			    mthpctl_vma_sparse(vma)) {
+				allow = 1;
+				why = MTHPCTL_REASON_SPARSE;
 			}
 		}
 		break;

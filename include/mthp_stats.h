@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Layout of the counters the policy keeps in its maps, read by
- * `mthpctl status` through the pinned maps. Shared by bpf/ and src/.
+ * Layout of what the policy keeps in its maps, read by `mthpctl status`
+ * through the pinned maps. Shared by bpf/ and src/.
+ *
+ * Memory scales with use, not with a preallocated table: per-cgroup state
+ * lives in cgroup local storage ("cgstate", created on a cgroup's first
+ * fault, freed with the cgroup), the counters are per-CPU ("totals"), and
+ * one sampler work item serves all cgroups through a bounded queue of
+ * cgroup ids ("pending").
  */
 #ifndef MTHPCTL_STATS_H
 #define MTHPCTL_STATS_H
@@ -11,32 +17,33 @@
 #endif
 #include "mthp_policy.h"
 
-/* Counters of one policy or one cgroup. */
+/* Counters of one policy (summed over CPUs by user space). */
 struct mthpctl_counters {
 	__u64 calls[MTHPCTL_NR_TVA];			/* hook calls by tva type */
 	__u64 fallbacks[MTHPCTL_NR_REASON][MTHPCTL_NR_TVA]; /* narrowed calls */
 };
 
-/* Per-cgroup entry, value of the "cgroups" hash map (key: __u64 cgroup id).
- * The BPF side prepends a struct bpf_wq (16 bytes, 8-aligned); user space
- * sees it as wq_opaque (the kernel zeroes it on lookup). */
-struct mthpctl_cg_entry {
-	__u64 wq_opaque[2];
+/* Per-cgroup value of the "cgstate" cgroup local storage (key: a cgroup
+ * directory fd). */
+struct mthpctl_cg {
 	struct mthpctl_state state;
-	__u64 last_kick_ns;		/* last time the sampler was started */
+	__u64 last_kick_ns;		/* last time a sample was requested */
 	__u64 nr_kicks;
-	struct mthpctl_counters cnt;
 };
 
-/* Per-policy totals, value 0 of the one-element "totals" array map. */
+/* Per-policy totals: value 0 of the per-CPU array "totals". */
 struct mthpctl_totals {
 	struct mthpctl_counters cnt;
-	__u64 samples;		/* sampler runs */
+	__u64 samples;		/* cgroups sampled */
 	__u64 psi_errors;	/* bpf_cgroup_psi_stall() failed (PSI off?) */
 	__u64 memcg_errors;	/* no memory cgroup for the cgroup */
-	__u64 entries_created;
-	__u64 entries_removed;	/* cgroup gone */
-	__u64 map_full;		/* no room for a new cgroup's entry */
+	__u64 entries_created;	/* cgroups given state */
+	__u64 queue_full;	/* sample requests dropped (retried later) */
+	__u64 gone;		/* queued cgroups removed before their sample */
 };
+
+/* Number of sample requests that may wait at once (not a limit on the
+ * cgroups a policy tracks: a dropped request is made again later). */
+#define MTHPCTL_PENDING_MAX	1024
 
 #endif /* MTHPCTL_STATS_H */

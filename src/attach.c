@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "mthpctl.h"
 #include "parse.h"
 #include "pin.h"
+#include "sysfs.h"
 
 #ifndef BPF_F_CGROUP_FD
 #define BPF_F_CGROUP_FD (1U << 7)
@@ -99,6 +101,20 @@ static int pick_policy(const char *name, __u32 *policy)
 	return n == 1 ? 0 : -EINVAL;
 }
 
+/* The PMD order of this kernel: the top of the auto policy's size ladder. */
+static __u32 pmd_order(void)
+{
+	char buf[64];
+	__u64 v;
+	int order;
+
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/hpage_pmd_size", buf, sizeof(buf)) <= 0)
+		return MTHPCTL_DEFAULT_TOP_ORDER;
+	v = strtoull(buf, NULL, 10);
+	order = mthpctl_size_to_order(v, mthpctl_page_size());
+	return order > 0 ? order : MTHPCTL_DEFAULT_TOP_ORDER;
+}
+
 /* Validate options into params; returns 0 or an exit code (printed). */
 static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 {
@@ -109,9 +125,10 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 	p->magic = MTHPCTL_PARAMS_MAGIC;
 	p->policy = MTHPCTL_POLICY_AUTO;
 	p->max_order = MTHPCTL_NO_CAP;
-	p->window_ns = 1000000000ULL;
-	p->threshold_ns = 100000000ULL;
-	p->min_usage = 16ULL << 20;
+	p->top_order = pmd_order();
+	p->window_ns = MTHPCTL_DEFAULT_WINDOW_NS;
+	p->threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS;
+	p->min_usage = MTHPCTL_DEFAULT_MIN_USAGE;
 
 	if (!a->cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "--cgroup PATH is required");
@@ -179,7 +196,7 @@ static int pin_maps(struct mthp_bpf *skel, const char *dir)
 {
 	struct { const char *name; struct bpf_map *map; } m[] = {
 		{ "conf", skel->maps.rodata },
-		{ "cgroups", skel->maps.cgroups },
+		{ "cgstate", skel->maps.cgstate },
 		{ "totals", skel->maps.totals },
 	};
 	char path[4096];
@@ -261,6 +278,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		goto out;
 	}
 	memcpy((void *)&skel->rodata->params, p, sizeof(*p));
+	skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
 	err = mthp_bpf__load(skel);
 	if (err) {
 		ret = load_error(err, "loading the BPF policy failed");

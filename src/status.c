@@ -3,12 +3,14 @@
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "cgroup.h"
 #include "mthp_stats.h"
@@ -168,9 +170,8 @@ struct policy {
 	bool cgroup_found, link_ok, attached, have_params, have_entry, have_totals;
 	struct mthpctl_link link;
 	struct mthpctl_params params;
-	struct mthpctl_cg_entry entry;
+	struct mthpctl_cg entry;
 	struct mthpctl_totals totals;
-	__u64 tracked;
 	bool live_psi, live_usage;
 	struct mthpctl_psi psi;
 	__u64 usage;
@@ -198,10 +199,34 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 	return true;
 }
 
+/* The per-CPU totals, summed. */
+static bool read_totals(int fd, struct mthpctl_totals *t)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	size_t j, stride = (sizeof(*t) + 7) & ~7UL;
+	__u64 *all, *sum = (__u64 *)t;
+	__u32 zero = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0 || n <= 0)
+		return false;
+	all = calloc(n, stride);
+	if (!all)
+		return false;
+	if (bpf_map_lookup_elem(fd, &zero, all)) {
+		free(all);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sizeof(*t) / sizeof(__u64); j++)
+			sum[j] += all[i * stride / sizeof(__u64) + j];
+	free(all);
+	return true;
+}
+
 static void gather_policy(const struct env *e, struct policy *p)
 {
 	static char buf[65536];
-	__u64 key, next, *prev = NULL;
 	char path[8300];
 	__u32 zero = 0;
 	int fd;
@@ -220,19 +245,21 @@ static void gather_policy(const struct env *e, struct policy *p)
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "totals");
-	p->have_totals = read_value(fd, &zero, &p->totals, sizeof(p->totals));
+	p->have_totals = read_totals(fd, &p->totals);
 	if (fd >= 0)
 		close(fd);
-	fd = open_pin(p->dir, "cgroups");
-	if (fd >= 0) {
-		p->have_entry = read_value(fd, &p->id, &p->entry, sizeof(p->entry));
-		while (!bpf_map_get_next_key(fd, prev, &next) && p->tracked < 1000000) {
-			p->tracked++;
-			key = next;
-			prev = &key;
+	fd = open_pin(p->dir, "cgstate");
+	if (fd >= 0 && p->cgroup_found) {
+		/* cgroup local storage: the key is the cgroup's directory fd */
+		int cg_fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (cg_fd >= 0) {
+			p->have_entry = !bpf_map_lookup_elem(fd, &cg_fd, &p->entry);
+			close(cg_fd);
 		}
-		close(fd);
 	}
+	if (fd >= 0)
+		close(fd);
 	if (p->cgroup_found) {
 		snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
 		p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
@@ -266,7 +293,7 @@ static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 			offered |= 1ULL << order;
 	}
 	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
-					offered, reason);
+					offered, NULL, reason);
 }
 
 static char *sizes_str(__u64 mask, char *buf, size_t len)
@@ -374,7 +401,17 @@ static void print_policy(const struct env *e, const struct policy *p)
 			jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
 			jw_kbool(w, "pressure", s->pressure);
 			jw_kbool(w, "low_usage", s->low_usage);
-			counters_json(w, &p->entry.cnt);
+			jw_ku64(w, "growth_per_window_bytes", s->growth);
+			jw_key(w, "ladder");
+			jw_obj_open(w);
+			jw_ku64(w, "rung_kb", (mthpctl_page_size() << s->rung) >> 10);
+			jw_ku64(w, "good_rung_kb", s->good_rung ?
+				(mthpctl_page_size() << (s->good_rung - 1)) >> 10 : 0);
+			jw_ku64(w, "backoff_windows", s->backoff);
+			jw_kbool(w, "trial", s->probe_from != MTHPCTL_NO_PROBE && s->pressure);
+			jw_ku64(w, "steps_down", s->steps_down);
+			jw_ku64(w, "steps_up", s->steps_up);
+			jw_obj_close(w);
 			jw_obj_close(w);
 		} else {
 			jw_null(w);
@@ -386,7 +423,7 @@ static void print_policy(const struct env *e, const struct policy *p)
 		jw_key(w, "anon_shmem_bytes");
 		if (p->live_usage) jw_u64(w, p->usage); else jw_null(w);
 		jw_obj_close(w);
-		jw_ku64(w, "cgroups_tracked", p->tracked);
+		jw_ku64(w, "cgroups_tracked", p->have_totals ? p->totals.entries_created : 0);
 		jw_key(w, "totals");
 		if (p->have_totals) {
 			jw_obj_open(w);
@@ -394,7 +431,8 @@ static void print_policy(const struct env *e, const struct policy *p)
 			jw_ku64(w, "samples", p->totals.samples);
 			jw_ku64(w, "psi_errors", p->totals.psi_errors);
 			jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
-			jw_ku64(w, "map_full", p->totals.map_full);
+			jw_ku64(w, "queue_full", p->totals.queue_full);
+			jw_ku64(w, "gone", p->totals.gone);
 			jw_obj_close(w);
 		} else {
 			jw_null(w);
@@ -437,7 +475,13 @@ static void print_policy(const struct env *e, const struct policy *p)
 		printf("\n");
 	if (p->have_totals)
 		counters_text("decisions:", &p->totals.cnt);
-	printf("    cgroups:       %llu tracked in the subtree\n", (unsigned long long)p->tracked);
+	if (p->have_entry && s->pressure)
+		printf("    size ladder:   at %s%s, %llu steps down, %llu up\n",
+		       mthpctl_format_size(mthpctl_page_size() << s->rung, a, sizeof(a)),
+		       s->probe_from != MTHPCTL_NO_PROBE ? " (trial)" : "",
+		       (unsigned long long)s->steps_down, (unsigned long long)s->steps_up);
+	printf("    cgroups:       %llu given state in the subtree\n",
+	       (unsigned long long)(p->have_totals ? p->totals.entries_created : 0));
 }
 
 static int cmp_policy(const void *a, const void *b)

@@ -29,7 +29,7 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 static __u64 fault(const struct mthpctl_params *p, const struct mthpctl_state *s,
 		   __u32 tva, __u32 *reason)
 {
-	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, reason);
+	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, NULL, reason);
 }
 
 static void no_sample_is_4k(void **state)
@@ -82,36 +82,187 @@ static void pressure_threshold(void **state)
 	assert_true(s.stall_rate_ns == 100 * MS);
 }
 
-static void pressure_hysteresis(void **state)
+static void pressure_zones(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	/* a new episode starts at the smallest mTHP size, not at 4K */
+	assert_int_equal(feed(&auto_p, &s, 2000, 300, 64), MTHPCTL_REASON_PRESSURE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x4);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	/* 50..99 ms per window: hold the rung, however long */
+	assert_int_equal(feed(&auto_p, &s, 3000, 360, 64), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(feed(&auto_p, &s, 4000, 410, 64), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(feed(&auto_p, &s, 9000, 660, 64), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == 2 && s.steps_up == 0 && s.steps_down == 1);
+	/* below T/16 (6.25 ms): the pressure is over at once, every size */
+	assert_int_equal(feed(&auto_p, &s, 10000, 665, 64), MTHPCTL_REASON_NONE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	/* and 60 ms does not start an episode (needs 100 ms) */
+	assert_int_equal(feed(&auto_p, &s, 11000, 725, 64), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed(&auto_p, &s, 12000, 825, 64), MTHPCTL_REASON_PRESSURE);
+}
+
+static void size_ladder(void **state)
 {
 	struct mthpctl_state s = {};
 	__u32 r;
 
 	feed(&auto_p, &s, 1000, 0, 64);
 	assert_int_equal(feed(&auto_p, &s, 2000, 300, 64), MTHPCTL_REASON_PRESSURE);
-	/* still >= threshold/2 (50 ms): stays */
-	assert_int_equal(feed(&auto_p, &s, 3000, 360, 64), MTHPCTL_REASON_PRESSURE);
-	assert_int_equal(feed(&auto_p, &s, 4000, 410, 64), MTHPCTL_REASON_PRESSURE);
-	/* below 50 ms: ends, within one window of the pressure ending */
-	assert_int_equal(feed(&auto_p, &s, 5000, 459, 64), MTHPCTL_REASON_NONE);
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
-	/* and 60 ms does not re-enter (needs 100 ms) */
-	assert_int_equal(feed(&auto_p, &s, 6000, 519, 64), MTHPCTL_REASON_NONE);
-	assert_int_equal(feed(&auto_p, &s, 7000, 619, 64), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == 2);
+	/* still >= T: one rung down (16K -> 4K: there is no order 1) */
+	feed(&auto_p, &s, 3000, 450, 64);
+	assert_true(s.rung == 0 && fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	/* 10 ms: low, and the rung was held a window: try one up */
+	feed(&auto_p, &s, 4000, 460, 64);
+	assert_true(s.rung == 2 && s.probe_from == 0 && s.steps_up == 1);
+	/* the trial brings stall >= T: back, and wait twice as long */
+	feed(&auto_p, &s, 5000, 660, 64);
+	assert_true(s.rung == 0 && s.backoff == 2 && s.good_rung == 1);
+	assert_true(s.probe_from == MTHPCTL_NO_PROBE);
+	feed(&auto_p, &s, 6000, 670, 64);
+	assert_true(s.rung == 0);		/* waits 2 windows */
+	feed(&auto_p, &s, 7000, 680, 64);
+	assert_true(s.rung == 2 && s.probe_from == 0);
+	feed(&auto_p, &s, 8000, 690, 64);
+	assert_true(s.rung == 2);		/* trial runs 2 windows */
+	/* the trial held: kept as good, the wait halves, next rung tried */
+	feed(&auto_p, &s, 9000, 700, 64);
+	assert_true(s.good_rung == 3 && s.backoff == 1 && s.rung == 3);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0xc);
+	/* quiet: over; the trial in progress counts as good */
+	assert_int_equal(feed(&auto_p, &s, 9500, 701, 64), MTHPCTL_REASON_NONE);
+	assert_true(s.good_rung == 4);
+	/* the next episode starts at the last good rung (32K) */
+	assert_int_equal(feed(&auto_p, &s, 10500, 1001, 64), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == 3 && fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0xc);
+}
+
+static void ladder_top_and_cap(void **state)
+{
+	struct mthpctl_params p = auto_p;
+	struct mthpctl_state s = {};
+	__u64 t = 1000, stall = 0;
+	__u32 r;
+	int i;
+
+	/* climbing to the top ends the episode without a quiet window */
+	feed(&p, &s, t, stall, 64);
+	t += 1000; stall += 300;
+	feed(&p, &s, t, stall, 64);
+	for (i = 0; i < 20 && s.pressure; i++) {
+		t += 1000; stall += 20;		/* low zone: steps up */
+		feed(&p, &s, t, stall, 64);
+	}
+	assert_false(s.pressure);
+	assert_true(s.steps_up == 7);		/* 16K .. 2M: 2->3->..->9 */
+	/* a cap lowers the top; an episode never starts above the cap */
+	memset(&s, 0, sizeof(s));
+	p.max_order = 2;
+	feed(&p, &s, 1000, 0, 64);
+	feed(&p, &s, 2000, 300, 64);
+	assert_true(s.rung == 0);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	/* top_order from the kernel (PMD order 13 with 64K pages... or 9) */
+	p = auto_p;
+	p.top_order = 4;
+	assert_int_equal(mthpctl_ladder_top(&p), 4);
+	p.top_order = 0;
+	assert_int_equal(mthpctl_ladder_top(&p), MTHPCTL_DEFAULT_TOP_ORDER);
+	assert_int_equal(mthpctl_rung_up(0), 2);
+	assert_int_equal(mthpctl_rung_down(2), 0);
+	assert_int_equal(mthpctl_rung_down(5), 4);
 }
 
 static void usage_hysteresis(void **state)
 {
 	struct mthpctl_state s = {};
 
+	/* usage that is not growing fast enough to pass the minimum */
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 2000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
 	/* 16 MB..20 MB is the band: still 4K when coming from below */
-	assert_int_equal(feed(&auto_p, &s, 2000, 0, 16), MTHPCTL_REASON_LOW_USAGE);
-	assert_int_equal(feed(&auto_p, &s, 3000, 0, 19), MTHPCTL_REASON_LOW_USAGE);
-	assert_int_equal(feed(&auto_p, &s, 4000, 0, 20), MTHPCTL_REASON_NONE);
-	/* going down: allowed until below 16 MB */
-	assert_int_equal(feed(&auto_p, &s, 5000, 0, 16), MTHPCTL_REASON_NONE);
-	assert_int_equal(feed(&auto_p, &s, 6000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 16), MTHPCTL_REASON_NONE);
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 15);
+	feed(&auto_p, &s, 2000, 0, 15);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 16), MTHPCTL_REASON_NONE);	/* growing */
+	assert_int_equal(feed(&auto_p, &s, 4000, 0, 16), MTHPCTL_REASON_NONE);
+	/* going down: small again once the decaying peak is below 16 MB */
+	assert_int_equal(feed(&auto_p, &s, 5000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
+	/* growth that stops below the minimum: small again at the next sample */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 8);
+	feed(&auto_p, &s, 2000, 0, 8);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 12), MTHPCTL_REASON_NONE);	/* growing */
+	assert_int_equal(feed(&auto_p, &s, 4000, 0, 12), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 5000, 0, 20), MTHPCTL_REASON_NONE);
+}
+
+static void growth_rule(void **state)
+{
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	/* a server filling its heap at 32 MB/s: large folios from its second
+	 * sample, 62 ms after its first fault, not after 20 MB of 4K */
+	assert_int_equal(feed(&auto_p, &s, 1000, 0, 1), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / 16);
+	assert_int_equal(feed(&auto_p, &s, 1062, 0, 3), MTHPCTL_REASON_NONE);
+	assert_true(s.growth > 30 * MB && s.growth < 34 * MB);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	/* a burst of small processes that stops: small again at once */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 1);
+	assert_int_equal(feed(&auto_p, &s, 1062, 0, 6), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed(&auto_p, &s, 1125, 0, 6), MTHPCTL_REASON_LOW_USAGE);
+	/* slow growth that will not reach the minimum within a window */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 1);
+	assert_int_equal(feed(&auto_p, &s, 2000, 0, 2), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.growth == 1 * MB);
+	/* shrinking is no growth */
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 1), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.growth == 0);
+}
+
+static void sparse_mapping(void **state)
+{
+	struct mthpctl_state s = {};
+	struct mthpctl_vma_info sparse = { .vma_bytes = 32 * MB, .mm_anon_bytes = 1 * MB };
+	struct mthpctl_vma_info dense = { .vma_bytes = 32 * MB, .mm_anon_bytes = 2 * MB };
+	struct mthpctl_vma_info small = { .vma_bytes = 4 * MB, .mm_anon_bytes = 0 };
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	assert_true(mthpctl_vma_sparse(&sparse) && !mthpctl_vma_sparse(&dense));
+	assert_false(mthpctl_vma_sparse(&small));	/* waste bounded by the VMA */
+	assert_false(mthpctl_vma_sparse(NULL));
+	assert_true(mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+				   &sparse, &r) == 1);
+	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &dense, &r)) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	/* khugepaged decides with its own max_ptes_none: not sparse-limited */
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, ALL_ANON,
+					       &sparse, &r)) == ALL_ANON);
+	/* nothing large offered: no fallback counted */
+	mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, 1, &sparse, &r);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	/* fixed ignores it */
+	{
+		struct mthpctl_params p = auto_p;
+
+		p.policy = MTHPCTL_POLICY_FIXED;
+		p.max_order = 4;
+		assert_true((ALL_ANON & mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+						       &sparse, &r)) == 0x1c);
+	}
 }
 
 static void usage_recent_peak(void **state)
@@ -148,26 +299,31 @@ static void sample_interval(void **state)
 {
 	struct mthpctl_state s = {};
 
-	/* faster sampling only while small: growth is seen early */
-	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / MTHPCTL_SAMPLES_PER_WINDOW);
+	/* faster sampling while small or unsampled: growth is seen early */
+	assert_true(mthpctl_sample_interval(&auto_p, &s) ==
+		    S / MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW);
 	feed(&auto_p, &s, 1000, 0, 1);
 	assert_true(mthpctl_sample_interval(&auto_p, &s) ==
 		    S / MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW);
-	feed(&auto_p, &s, 1125, 0, 64);
+	feed(&auto_p, &s, 1062, 0, 64);
 	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / MTHPCTL_SAMPLES_PER_WINDOW);
 	/* a half-window sample measures the same rate as a whole one */
-	feed(&auto_p, &s, 1625, 50, 64);
+	feed(&auto_p, &s, 1562, 50, 64);
 	assert_true(s.stall_rate_ns == 100 * MS && s.pressure);
 }
 
-static void pressure_wins_over_usage(void **state)
+static void low_usage_wins_over_pressure(void **state)
 {
 	struct mthpctl_state s = {};
+	__u32 r;
 
 	feed(&auto_p, &s, 1000, 0, 8);
-	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_PRESSURE);
-	assert_int_equal(feed(&auto_p, &s, 3000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
-	assert_int_equal(feed(&auto_p, &s, 4000, 500, 64), MTHPCTL_REASON_NONE);
+	/* both: the stronger restriction (4K) */
+	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.pressure);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(feed(&auto_p, &s, 3000, 1000, 72), MTHPCTL_REASON_PRESSURE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);	/* rung 0 now */
 }
 
 static void tva_rules(void **state)
@@ -176,16 +332,16 @@ static void tva_rules(void **state)
 	__u32 r;
 
 	feed(&auto_p, &s, 1000, 0, 64);
-	feed(&auto_p, &s, 2000, 500, 64);	/* pressure */
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	feed(&auto_p, &s, 2000, 500, 64);	/* pressure: 16K */
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x4);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0x4);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_SMAPS, &r) == 0);
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_OTHER, &r) == 0);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_SMAPS, &r) == 0x4);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_OTHER, &r) == 0x4);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
-	feed(&auto_p, &s, 3000, 500, 64);	/* pressure over */
+	feed(&auto_p, &s, 3000, 500, 64);	/* quiet: pressure over */
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
@@ -203,7 +359,7 @@ static void auto_with_cap(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_CAP);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0x1c);
 	/* nothing above the cap offered: not a fallback */
-	assert_true(mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0x1c, &r) & 0x1c);
+	assert_true(mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0x1c, NULL, &r) & 0x1c);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
@@ -229,7 +385,7 @@ static void fixed_and_never(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_CAP);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0);
 	/* nothing offered: nothing fell back */
-	mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0, &r);
+	mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0, NULL, &r);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
@@ -295,9 +451,11 @@ int run_policy_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
-		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_hysteresis),
-		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(usage_recent_peak),
-		cmocka_unit_test(sample_interval), cmocka_unit_test(pressure_wins_over_usage),
+		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_zones),
+		cmocka_unit_test(size_ladder), cmocka_unit_test(ladder_top_and_cap),
+		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
+		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
+		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),

@@ -93,14 +93,23 @@ struct mthpctl_state {
 	__u32 probe_from;	/* rung before the step up on trial, or NO_PROBE */
 	__u32 backoff;		/* windows to hold a rung before the next step up */
 	__u32 good_rung;	/* 1 + the last rung that held a trial; 0 = none */
+	__u32 grow_streak;	/* intervals in a row that projected past the minimum */
+	__u32 pad;
 };
 
 /*
  * Hysteresis: the low-usage rule starts below min_usage and ends only at
- * >= min_usage + min_usage / MTHPCTL_USAGE_EXIT_DIV (or when the cgroup
- * grows fast enough to pass the minimum within a window).
+ * >= min_usage + min_usage / MTHPCTL_USAGE_EXIT_DIV.
+ *
+ * Growth: a cgroup whose usage, growing as fast as over the last interval,
+ * would pass min_usage within one window is about to be large, not small,
+ * once it has done so for MTHPCTL_GROW_STREAK intervals in a row. Two, not
+ * one: a small process that touches its few MiB at once grows fast for one
+ * interval and stops (its pages stay 4 KiB); a server filling its heap keeps
+ * growing (large folios after ~125 ms instead of after 20 MiB of 4 KiB).
  */
 #define MTHPCTL_USAGE_EXIT_DIV	4
+#define MTHPCTL_GROW_STREAK	2
 
 /*
  * The size ladder. Under memory pressure the auto policy does not switch to
@@ -362,8 +371,11 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 		s->growth = mthpctl_scale_rate(x->usage - s->usage, dt, p->window_ns);
 
 	if ((x->flags & MTHPCTL_SAMPLE_USAGE) && p->min_usage) {
-		/* growing: will pass the minimum within a window */
-		growing = s->growth && x->usage + s->growth >= p->min_usage;
+		if (s->growth && x->usage + s->growth >= p->min_usage)
+			s->grow_streak++;
+		else
+			s->grow_streak = 0;
+		growing = s->grow_streak >= MTHPCTL_GROW_STREAK;
 		if (s->last_sample_ns)
 			s->usage_peak = mthpctl_decay_peak(s->usage_peak, dt,
 							   p->window_ns);
@@ -379,6 +391,7 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 	} else {
 		s->low_usage = 0;
 		s->usage_peak = 0;
+		s->grow_streak = 0;
 	}
 
 	s->usage = (x->flags & MTHPCTL_SAMPLE_USAGE) ? x->usage : 0;

@@ -185,21 +185,24 @@ static void usage_hysteresis(void **state)
 	/* usage that is not growing fast enough to pass the minimum */
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
 	assert_int_equal(feed(&auto_p, &s, 2000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
-	/* 16 MB..20 MB is the band: still 4K when coming from below */
-	assert_int_equal(feed(&auto_p, &s, 3000, 0, 16), MTHPCTL_REASON_NONE);
+	/* 16 MB..20 MB is the band: still 4K when coming from below (one
+	 * interval of growth is not yet growing) */
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 16), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 4000, 0, 16), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 5000, 0, 20), MTHPCTL_REASON_NONE);
 	memset(&s, 0, sizeof(s));
-	feed(&auto_p, &s, 1000, 0, 15);
-	feed(&auto_p, &s, 2000, 0, 15);
-	assert_int_equal(feed(&auto_p, &s, 3000, 0, 16), MTHPCTL_REASON_NONE);	/* growing */
+	feed(&auto_p, &s, 1000, 0, 10);
+	feed(&auto_p, &s, 2000, 0, 13);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 15), MTHPCTL_REASON_NONE);	/* growing */
 	assert_int_equal(feed(&auto_p, &s, 4000, 0, 16), MTHPCTL_REASON_NONE);
 	/* going down: small again once the decaying peak is below 16 MB */
 	assert_int_equal(feed(&auto_p, &s, 5000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
 	/* growth that stops below the minimum: small again at the next sample */
 	memset(&s, 0, sizeof(s));
-	feed(&auto_p, &s, 1000, 0, 8);
-	feed(&auto_p, &s, 2000, 0, 8);
-	assert_int_equal(feed(&auto_p, &s, 3000, 0, 12), MTHPCTL_REASON_NONE);	/* growing */
-	assert_int_equal(feed(&auto_p, &s, 4000, 0, 12), MTHPCTL_REASON_LOW_USAGE);
+	feed(&auto_p, &s, 1000, 0, 6);
+	feed(&auto_p, &s, 2000, 0, 11);
+	assert_int_equal(feed(&auto_p, &s, 3000, 0, 14), MTHPCTL_REASON_NONE);	/* growing */
+	assert_int_equal(feed(&auto_p, &s, 4000, 0, 14), MTHPCTL_REASON_LOW_USAGE);
 	assert_int_equal(feed(&auto_p, &s, 5000, 0, 20), MTHPCTL_REASON_NONE);
 }
 
@@ -208,18 +211,27 @@ static void growth_rule(void **state)
 	struct mthpctl_state s = {};
 	__u32 r;
 
-	/* a server filling its heap at 32 MB/s: large folios from its second
-	 * sample, 62 ms after its first fault, not after 20 MB of 4K */
+	/* a server filling its heap at 32 MB/s: large folios from its third
+	 * sample, 125 ms after its first fault, not after 20 MB of 4K */
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 1), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(mthpctl_sample_interval(&auto_p, &s) == S / 16);
-	assert_int_equal(feed(&auto_p, &s, 1062, 0, 3), MTHPCTL_REASON_NONE);
-	assert_true(s.growth > 30 * MB && s.growth < 34 * MB);
+	assert_int_equal(feed(&auto_p, &s, 1062, 0, 3), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.growth > 30 * MB && s.growth < 34 * MB && s.grow_streak == 1);
+	assert_int_equal(feed(&auto_p, &s, 1125, 0, 5), MTHPCTL_REASON_NONE);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
-	/* a burst of small processes that stops: small again at once */
+	/* a small process touching its few MB at once: one fast interval,
+	 * then nothing: stays small */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 0);
+	assert_int_equal(feed(&auto_p, &s, 1062, 0, 4), MTHPCTL_REASON_LOW_USAGE);
+	assert_int_equal(feed(&auto_p, &s, 1125, 0, 4), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.grow_streak == 0);
+	/* a burst that stops after two fast intervals: small again at once */
 	memset(&s, 0, sizeof(s));
 	feed(&auto_p, &s, 1000, 0, 1);
-	assert_int_equal(feed(&auto_p, &s, 1062, 0, 6), MTHPCTL_REASON_NONE);
-	assert_int_equal(feed(&auto_p, &s, 1125, 0, 6), MTHPCTL_REASON_LOW_USAGE);
+	feed(&auto_p, &s, 1062, 0, 4);
+	assert_int_equal(feed(&auto_p, &s, 1125, 0, 7), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed(&auto_p, &s, 1187, 0, 7), MTHPCTL_REASON_LOW_USAGE);
 	/* slow growth that will not reach the minimum within a window */
 	memset(&s, 0, sizeof(s));
 	feed(&auto_p, &s, 1000, 0, 1);

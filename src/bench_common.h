@@ -154,6 +154,15 @@ void bench_print_memstat(const char *mode, const struct bench_memstat *m);
 /* "not distinguishable" or "distinguishable" for a ratio. */
 const char *bench_verdict(const struct bench_spread *ratio);
 
+/* --hook-cost (src/bench_hook.c): the highest BPF program id now; the newest
+ * STRUCT_OPS program named choose_orders above after_id (an fd, or -ENOENT);
+ * a program's run_cnt and run_time_ns; the empty floor program attached to
+ * cg (fds of the program and of its link: close the link to detach). */
+__u32 bench_hook_last_prog_id(void);
+int bench_hook_find_policy_prog(__u32 after_id);
+int bench_hook_stats(int prog_fd, __u64 *cnt, __u64 *ns);
+int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *note, size_t len);
+
 /* The exit code for an interrupted run: 128 + signal. */
 int bench_interrupted(void);
 

@@ -57,38 +57,71 @@ static int pf_worker(void *arg)
 	return write(a->fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
 }
 
-struct pf_result {
-	int n;
-	double ns_page[PF_MAX_REPEATS];
-	struct bench_counters delta[PF_MAX_REPEATS];
+/* Columns: the three modes, then the floor (--hook-cost). */
+#define PF_FLOOR	BENCH_NR_MODES
+#define PF_NR_COLS	(BENCH_NR_MODES + 1)
+
+struct pf_run {
+	bool done;
+	double ns_page;
+	struct bench_counters delta;
+	struct bench_memstat ms;
+	bool hook;			/* hook figures below are valid */
+	__u64 calls, run_ns;
 };
 
-static bool policy_skip;
-static char policy_note[512];
+static bool policy_skip, floor_skip;
+static char policy_note[512], floor_note[512];
 
-static int pf_one(struct bench_opts *o, enum bench_mode mode, double *ns_page,
-		  struct bench_counters *delta)
+static const char *pf_col_name(int col, const struct bench_opts *o)
+{
+	return col == PF_FLOOR ? "always+floor" : bench_mode_name(col, o);
+}
+
+static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 {
 	struct pf_arg a = { .size = o->pf_size, .iterations = o->pf_iterations };
 	struct bench_counters before, after;
+	struct bench_memstat ms0, ms1;
+	__u64 c0 = 0, n0 = 0, c1, n1;
+	int p[2], err, ret = 0, status, prog_fd = -1, link_fd = -1;
 	char cg[600];
-	int p[2], err, ret = 0, status;
 	pid_t pid;
 	__u64 ns;
 
-	*ns_page = NAN;
-	err = bench_set_thp(mode == BENCH_NEVER ? "never" : "always");
+	r->done = false;
+	r->ns_page = NAN;
+	err = bench_set_thp(col == BENCH_NEVER ? "never" : "always");
 	if (err)
 		return err;
 	err = bench_cg_create("pagefault", cg, sizeof(cg));
 	if (err)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
 				     o->cgroup, strerror(-err));
-	if (mode == BENCH_POLICY &&
-	    bench_policy_attach(o, cg, policy_note, sizeof(policy_note))) {
-		policy_skip = true;
-		fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
-		goto out;
+	if (col == BENCH_POLICY) {
+		__u32 last = o->pf_hook_cost ? bench_hook_last_prog_id() : 0;
+
+		if (bench_policy_attach(o, cg, policy_note, sizeof(policy_note))) {
+			policy_skip = true;
+			fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
+			goto out;
+		}
+		if (o->pf_hook_cost) {
+			prog_fd = bench_hook_find_policy_prog(last);
+			if (prog_fd < 0)
+				fprintf(stderr, "mthpctl: warning: the policy's choose_orders program "
+					"was not found: no hook cost\n");
+		}
+	} else if (col == PF_FLOOR) {
+		if (bench_hook_floor_attach(cg, &prog_fd, &link_fd, floor_note, sizeof(floor_note))) {
+			floor_skip = true;
+			fprintf(stderr, "mthpctl: note: floor rows skipped: %s\n", floor_note);
+			goto out;
+		}
+	}
+	if (prog_fd >= 0 && bench_hook_stats(prog_fd, &c0, &n0)) {
+		close(prog_fd);
+		prog_fd = -1;
 	}
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
@@ -96,6 +129,7 @@ static int pf_one(struct bench_opts *o, enum bench_mode mode, double *ns_page,
 	}
 	a.fd = p[1];
 	bench_counters_read(&before);
+	bench_memstat_read(cg, &ms0);
 	pid = bench_spawn(cg, NULL, -1, -1, pf_worker, &a);
 	close(p[1]);
 	if (pid < 0) {
@@ -115,73 +149,157 @@ static int pf_one(struct bench_opts *o, enum bench_mode mode, double *ns_page,
 		goto out;
 	}
 	bench_counters_read(&after);
-	bench_counters_delta(&before, &after, delta);
-	*ns_page = (double)ns / ((double)o->pf_iterations * (o->pf_size / 4096));
+	bench_counters_delta(&before, &after, &r->delta);
+	bench_memstat_read(cg, &ms1);
+	bench_memstat_delta(&ms0, &ms1, &r->ms);
+	if (prog_fd >= 0 && !bench_hook_stats(prog_fd, &c1, &n1)) {
+		r->hook = true;
+		r->calls = c1 - c0;
+		r->run_ns = n1 - n0;
+	}
+	r->ns_page = (double)ns / ((double)o->pf_iterations * (o->pf_size / 4096));
+	r->done = true;
 out:
+	if (prog_fd >= 0)
+		close(prog_fd);
+	if (link_fd >= 0)
+		close(link_fd);		/* detaches the floor */
 	bench_cg_remove(cg);
 	return bench_stop ? -EINTR : ret;
 }
 
-static void med_counters(const struct pf_result *r, struct bench_counters *d)
+static void med_counters(const struct pf_run *runs, int n, struct bench_counters *d)
 {
 	__u64 v[PF_MAX_REPEATS];
-	int s, k, i;
+	int s, k, i, m, first = -1;
 
 	memset(d, 0, sizeof(*d));
-	if (!r->n)
+	for (i = 0; i < n; i++)
+		if (runs[i].done && first < 0)
+			first = i;
+	if (first < 0)
 		return;
-	*d = r->delta[0];
+	*d = runs[first].delta;
 	for (s = 0; s < d->nr; s++)
 		for (k = 0; k < BENCH_NR_CNT; k++) {
-			for (i = 0; i < r->n; i++)
-				v[i] = r->delta[i].v[s][k];
-			d->v[s][k] = bench_median_u64(v, r->n);
+			for (i = 0, m = 0; i < n; i++)
+				if (runs[i].done)
+					v[m++] = runs[i].delta.v[s][k];
+			d->v[s][k] = bench_median_u64(v, m);
 		}
 }
 
+struct pf_col {
+	int n;
+	struct bench_spread ns, ratio;		/* ns per 4K; per-round ratio vs always */
+	struct bench_spread call_ns;		/* hook ns per call */
+	__u64 calls;				/* median calls per run */
+	struct bench_memstat ms;
+	struct bench_counters d;
+};
+
 int bench_pagefault(struct bench_opts *o)
 {
-	static struct pf_result res[BENCH_NR_MODES];
-	double med[BENCH_NR_MODES], overhead;
-	struct bench_counters d;
+	static struct pf_run runs[PF_NR_COLS][PF_MAX_REPEATS];
+	struct pf_col cols[PF_NR_COLS];
+	struct bench_spread hook_ratio;
 	struct utsname u;
 	struct jw *w;
-	char b1[32];
-	int m, rep, ret = 0, k = 0, total = 0, s, i;
+	char b1[32], b2[64], b3[64];
+	int m, rep, ret = 0, k = 0, total = 0, s, i, ncols;
+	double overhead;
 
 	if (o->repeats > PF_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "pagefault: --repeats is at most %d",
 				     PF_MAX_REPEATS);
+	if (o->pf_hook_cost && !(o->modes & (1u << BENCH_POLICY)))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "pagefault: --hook-cost needs the policy mode (--modes ...,policy)");
+	ncols = o->pf_hook_cost ? PF_NR_COLS : BENCH_NR_MODES;
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	memset(res, 0, sizeof(res));
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (o->modes & (1u << m))
+	if (o->pf_hook_cost) {
+		int err = bench_set_knob("/proc/sys/kernel/bpf_stats_enabled", "1");
+
+		if (err) {
+			bench_restore();
+			return mthpctl_error(MTHPCTL_EXIT_FAIL,
+					     "cannot set kernel.bpf_stats_enabled=1 (needed by "
+					     "--hook-cost): %s", strerror(-err));
+		}
+	}
+	memset(runs, 0, sizeof(runs));
+	for (m = 0; m < ncols; m++)
+		if (m == PF_FLOOR || (o->modes & (1u << m)))
 			total += o->repeats;
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (m = 0; m < BENCH_NR_MODES && !ret; m++) {
-			double ns;
+		for (m = 0; m < ncols && !ret; m++) {
+			struct pf_run *r = &runs[m][rep];
 
-			if (!(o->modes & (1u << m)))
+			if (m != PF_FLOOR && !(o->modes & (1u << m)))
 				continue;
 			k++;
-			if (m == BENCH_POLICY && policy_skip)
+			if ((m == BENCH_POLICY && policy_skip) || (m == PF_FLOOR && floor_skip))
 				continue;
 			bench_progress(o, "[%d/%d] pagefault %s run %d/%u ...", k, total,
-				       bench_mode_name(m, o), rep + 1, o->repeats);
-			ret = pf_one(o, m, &ns, &res[m].delta[res[m].n]);
-			if (!ret && !isnan(ns)) {
-				res[m].ns_page[res[m].n++] = ns;
-				bench_progress(o, "[%d/%d]   %.1f ns per 4K page", k, total, ns);
+				       pf_col_name(m, o), rep + 1, o->repeats);
+			ret = pf_one(o, m, r);
+			if (!ret && r->done) {
+				if (r->hook && r->calls)
+					bench_progress(o, "[%d/%d]   %.1f ns per 4K page; choose_orders "
+						       "%llu calls, %.1f ns/call", k, total, r->ns_page,
+						       (unsigned long long)r->calls,
+						       (double)r->run_ns / r->calls);
+				else
+					bench_progress(o, "[%d/%d]   %.1f ns per 4K page", k, total,
+						       r->ns_page);
 			}
 		}
 	bench_restore();
 	if (ret > 0)
 		return ret;
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		med[m] = bench_median(res[m].ns_page, res[m].n);
-	overhead = bench_pct(med[BENCH_POLICY], med[BENCH_ALWAYS]);
+
+	memset(cols, 0, sizeof(cols));
+	for (m = 0; m < ncols; m++) {
+		double ns[PF_MAX_REPEATS], al[PF_MAX_REPEATS], cn[PF_MAX_REPEATS];
+		__u64 calls[PF_MAX_REPEATS];
+		struct bench_memstat ms[PF_MAX_REPEATS];
+		int nc = 0;
+
+		for (rep = 0; rep < (int)o->repeats; rep++) {
+			struct pf_run *r = &runs[m][rep];
+
+			ns[rep] = r->done ? r->ns_page : NAN;
+			al[rep] = runs[BENCH_ALWAYS][rep].done ? runs[BENCH_ALWAYS][rep].ns_page : NAN;
+			cn[rep] = r->done && r->hook && r->calls ? (double)r->run_ns / r->calls : NAN;
+			if (r->done) {
+				ms[cols[m].n++] = r->ms;
+				if (r->hook)
+					calls[nc++] = r->calls;
+			}
+		}
+		bench_spread(ns, o->repeats, &cols[m].ns);
+		bench_ratio_spread(ns, al, o->repeats, &cols[m].ratio);
+		bench_spread(cn, o->repeats, &cols[m].call_ns);
+		cols[m].calls = bench_median_u64(calls, nc);
+		bench_memstat_median(ms, cols[m].n, &cols[m].ms);
+		med_counters(runs[m], o->repeats, &cols[m].d);
+	}
+	/* policy ns/call over floor ns/call, per round */
+	{
+		double pn[PF_MAX_REPEATS], fn[PF_MAX_REPEATS];
+
+		for (rep = 0; rep < (int)o->repeats; rep++) {
+			struct pf_run *x = &runs[BENCH_POLICY][rep], *f = &runs[PF_FLOOR][rep];
+
+			pn[rep] = x->done && x->hook && x->calls ? (double)x->run_ns / x->calls : NAN;
+			fn[rep] = o->pf_hook_cost && f->done && f->hook && f->calls ?
+				  (double)f->run_ns / f->calls : NAN;
+		}
+		bench_ratio_spread(pn, fn, o->repeats, &hook_ratio);
+	}
+	overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
 	uname(&u);
 
 	w = bench_json_begin(o);
@@ -196,37 +314,51 @@ int bench_pagefault(struct bench_opts *o)
 		jw_ku64(w, "iterations", o->pf_iterations);
 		jw_ku64(w, "repeats", o->repeats);
 		jw_kstr(w, "policy", o->policy_words[0]);
+		jw_kbool(w, "hook_cost", o->pf_hook_cost);
+		jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
+		jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
 		jw_obj_close(w);
 		jw_key(w, "notes");
 		jw_arr_open(w);
 		if (policy_skip)
 			jw_str(w, policy_note);
+		if (floor_skip)
+			jw_str(w, floor_note);
 		jw_arr_close(w);
 		jw_key(w, "modes");
 		jw_arr_open(w);
-		for (m = 0; m < BENCH_NR_MODES; m++) {
-			if (!res[m].n)
+		for (m = 0; m < ncols; m++) {
+			struct pf_col *c = &cols[m];
+
+			if (!c->n)
 				continue;
 			jw_obj_open(w);
-			jw_kstr(w, "mode", bench_mode_name(m, o));
-			jw_ku64(w, "runs", res[m].n);
+			jw_kstr(w, "mode", pf_col_name(m, o));
+			jw_ku64(w, "runs", c->n);
 			jw_key(w, "ns_per_4k");
-			jw_double(w, med[m]);
+			jw_double(w, c->ns.median);
 			jw_key(w, "vs_always_pct");
-			jw_double(w, bench_pct(med[m], med[BENCH_ALWAYS]));
+			jw_double(w, bench_pct(c->ns.median, cols[BENCH_ALWAYS].ns.median));
 			jw_key(w, "ns_per_4k_runs");
 			jw_arr_open(w);
-			for (i = 0; i < res[m].n; i++)
-				jw_double(w, res[m].ns_page[i]);
+			for (i = 0; i < (int)o->repeats; i++)
+				if (runs[m][i].done)
+					jw_double(w, runs[m][i].ns_page);
 			jw_arr_close(w);
-			med_counters(&res[m], &d);
+			bench_json_spread(w, "ns_per_4k_spread", &c->ns);
+			bench_json_ratio(w, "ratio_vs_always", &c->ratio);
+			if (m == BENCH_POLICY || m == PF_FLOOR) {
+				bench_json_spread(w, "hook_ns_per_call", &c->call_ns);
+				jw_ku64(w, "hook_calls", c->calls);
+			}
+			bench_json_memstat(w, &c->ms);
 			jw_key(w, "mthp");
 			jw_arr_open(w);
-			for (s = 0; s < d.nr; s++) {
+			for (s = 0; s < c->d.nr; s++) {
 				jw_obj_open(w);
-				jw_ku64(w, "size_kb", d.size_kb[s]);
+				jw_ku64(w, "size_kb", c->d.size_kb[s]);
 				for (i = 0; i < BENCH_NR_CNT; i++)
-					jw_ku64(w, bench_cnt_names[i], d.v[s][i]);
+					jw_ku64(w, bench_cnt_names[i], c->d.v[s][i]);
 				jw_obj_close(w);
 			}
 			jw_arr_close(w);
@@ -235,35 +367,74 @@ int bench_pagefault(struct bench_opts *o)
 		jw_arr_close(w);
 		jw_key(w, "policy_overhead_pct");
 		jw_double(w, overhead);
+		if (o->pf_hook_cost) {
+			jw_key(w, "hook_cost");
+			jw_obj_open(w);
+			bench_json_spread(w, "policy_ns_per_call", &cols[BENCH_POLICY].call_ns);
+			bench_json_spread(w, "floor_ns_per_call", &cols[PF_FLOOR].call_ns);
+			bench_json_ratio(w, "policy_vs_floor", &hook_ratio);
+			jw_ku64(w, "policy_calls", cols[BENCH_POLICY].calls);
+			jw_ku64(w, "floor_calls", cols[PF_FLOOR].calls);
+			jw_obj_close(w);
+		}
 		jw_obj_close(w);
 		bench_json_end(o, w);
 	}
 	if (!g.json) {
 		printf("pagefault on %s: %s mapped, touched every 4K, unmapped; %u iterations, "
-		       "median of %u%s\n", u.release, mthpctl_format_size(o->pf_size, b1, sizeof(b1)),
+		       "%u repeats, median [bootstrap 95%% interval]%s\n", u.release,
+		       mthpctl_format_size(o->pf_size, b1, sizeof(b1)),
 		       o->pf_iterations, o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");
 		if (policy_skip)
 			printf("note: policy rows skipped: %s\n", policy_note);
-		printf("%-14s %12s %10s   %s\n", "mode", "ns per 4K", "vs always",
+		if (floor_skip)
+			printf("note: floor rows skipped: %s\n", floor_note);
+		printf("%-14s %-24s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
 		       "mTHP fault allocs per run (size:count)");
-		for (m = 0; m < BENCH_NR_MODES; m++) {
-			double pct = bench_pct(med[m], med[BENCH_ALWAYS]);
-			char pc[16];
+		for (m = 0; m < ncols; m++) {
+			struct pf_col *c = &cols[m];
+			char rt[96];
 
-			if (!res[m].n)
+			if (!c->n)
 				continue;
-			snprintf(pc, sizeof(pc), isnan(pct) ? "-" : "%+.1f%%", pct);
-			printf("%-14s %12.1f %10s  ", bench_mode_name(m, o), med[m], pc);
-			med_counters(&res[m], &d);
-			for (s = 0, i = 0; s < d.nr; s++)
-				if (d.v[s][0])
-					printf(" %llukB:%llu", (unsigned long long)d.size_kb[s],
-					       (unsigned long long)d.v[s][0]);
+			if (m == BENCH_ALWAYS)
+				snprintf(rt, sizeof(rt), "-");
+			else
+				snprintf(rt, sizeof(rt), "%s %s",
+					 bench_spread_fmt(&c->ratio, "%.3f", b2, sizeof(b2)),
+					 c->ratio.n > 1 && bench_spread_contains(&c->ratio, 1.0) ?
+					 "(n.d.)" : "");
+			printf("%-14s %-24s %-34s  ", pf_col_name(m, o),
+			       bench_spread_fmt(&c->ns, "%.1f", b3, sizeof(b3)), rt);
+			for (s = 0; s < c->d.nr; s++)
+				if (c->d.v[s][0])
+					printf(" %llukB:%llu", (unsigned long long)c->d.size_kb[s],
+					       (unsigned long long)c->d.v[s][0]);
 			printf("\n");
 		}
 		if (!isnan(overhead))
-			printf("policy overhead (%s vs always, same run): %+.1f%%\n",
-			       bench_mode_name(BENCH_POLICY, o), overhead);
+			printf("policy overhead (%s vs always, same run): %+.1f%%, ratio %s: %s\n",
+			       bench_mode_name(BENCH_POLICY, o), overhead,
+			       bench_spread_fmt(&cols[BENCH_POLICY].ratio, "%.3f", b2, sizeof(b2)),
+			       bench_verdict(&cols[BENCH_POLICY].ratio));
+		printf("memory.stat deltas of the cgroup (median):\n");
+		bench_print_memstat_header();
+		for (m = 0; m < ncols; m++)
+			if (cols[m].n)
+				bench_print_memstat(pf_col_name(m, o), &cols[m].ms);
+		if (o->pf_hook_cost) {
+			printf("hook cost (kernel.bpf_stats_enabled=1, run_time_ns / run_cnt):\n");
+			printf("  policy %s ns/call (%llu calls per run)\n",
+			       bench_spread_fmt(&cols[BENCH_POLICY].call_ns, "%.1f", b2, sizeof(b2)),
+			       (unsigned long long)cols[BENCH_POLICY].calls);
+			printf("  floor  %s ns/call (%llu calls per run, empty choose_orders)\n",
+			       bench_spread_fmt(&cols[PF_FLOOR].call_ns, "%.1f", b2, sizeof(b2)),
+			       (unsigned long long)cols[PF_FLOOR].calls);
+			printf("  policy / floor %s: %s\n",
+			       bench_spread_fmt(&hook_ratio, "%.2f", b2, sizeof(b2)),
+			       bench_verdict(&hook_ratio));
+		}
+		printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
 	}
 	fflush(stdout);
 	if (ret == -EINTR) {

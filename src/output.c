@@ -48,7 +48,7 @@ const char *mthpctl_policy_name(__u32 policy)
 const char *mthpctl_reason_name(__u32 reason)
 {
 	static const char *const n[MTHPCTL_NR_REASON] = {
-		"none", "pressure", "low-usage", "no-sample", "cap",
+		"none", "pressure", "low-usage", "no-sample", "cap", "sparse",
 	};
 	return reason < MTHPCTL_NR_REASON ? n[reason] : "unknown";
 }

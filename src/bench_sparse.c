@@ -76,6 +76,8 @@ struct sp_run {
 	__u64 small_current, small_peak, large_peak;
 	double large_s;
 	struct bench_counters delta;
+	struct bench_folios folios;	/* the small processes', while they hold */
+	struct bench_memstat ms;	/* the large cgroup's memory.stat delta */
 };
 
 static bool policy_skip;
@@ -88,6 +90,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	struct large_arg la = { .size = o->sp_dense_size, .passes = o->sp_dense_passes };
 	struct small_arg sa = { .size = o->sp_map_size, .stride = o->sp_stride };
 	struct bench_counters before, after;
+	struct bench_memstat ms0, ms1;
 	struct bench_cgstat cs;
 	pid_t lpid = -1, spid[200];
 	unsigned int i, nsmall = 0;
@@ -119,6 +122,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		goto out;
 	}
 	bench_counters_read(&before);
+	bench_memstat_read(large, &ms0);
 	la.fd = lp[1];
 	lpid = bench_spawn(large, NULL, -1, -1, large_worker, &la);
 	close(lp[1]);
@@ -147,6 +151,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		goto out;
 	}
 	bench_cgstat_read(small, &cs);
+	bench_cg_folios(small, &r->folios);
 	r->small_current = cs.current;
 	r->small_peak = cs.peak;
 	close(hold[1]);		/* release the small processes */
@@ -162,6 +167,8 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	}
 	bench_wait(lpid, 10000000000ULL, &status);
 	lpid = -1;
+	bench_memstat_read(large, &ms1);
+	bench_memstat_delta(&ms0, &ms1, &r->ms);
 	bench_cgstat_read(large, &cs);
 	r->large_peak = cs.peak;
 	r->large_s = ns / 1e9;
@@ -190,9 +197,13 @@ out:
 int bench_sparse(struct bench_opts *o)
 {
 	static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
+	static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
 	int n[BENCH_NR_MODES] = { 0 };
 	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES], lt[BENCH_NR_MODES];
 	__u64 alloc[BENCH_NR_MODES];
+	struct bench_spread s_cur[BENCH_NR_MODES], s_lt[BENCH_NR_MODES], r_lt[BENCH_NR_MODES];
+	struct bench_folios fol[BENCH_NR_MODES];
+	struct bench_memstat msm[BENCH_NR_MODES];
 	struct utsname u;
 	struct jw *w;
 	char b1[32], b2[32], b3[32];
@@ -206,9 +217,12 @@ int bench_sparse(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	for (m = 0; m < BENCH_NR_MODES; m++)
+	for (m = 0; m < BENCH_NR_MODES; m++) {
 		if (o->modes & (1u << m))
 			total += o->repeats;
+		for (i = 0; i < SP_MAX_REPEATS; i++)
+			round_s[m][i] = NAN;
+	}
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 		for (m = 0; m < BENCH_NR_MODES && !ret; m++) {
 			bool done;
@@ -224,6 +238,7 @@ int bench_sparse(struct bench_opts *o)
 			if (!ret && done) {
 				struct sp_run *r = &runs[m][n[m]++];
 
+				round_s[m][rep] = r->large_s;
 				bench_progress(o, "[%d/%d]   small cgroup %llu KiB (peak %llu KiB), "
 					       "large %.2f s", k, total,
 					       (unsigned long long)r->small_current >> 10,
@@ -233,14 +248,28 @@ int bench_sparse(struct bench_opts *o)
 	bench_restore();
 	if (ret > 0)
 		return ret;
+	/* per round: the large process' time against always in the same round */
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		double x[SP_MAX_REPEATS], y[SP_MAX_REPEATS];
+
+		for (i = 0; i < (int)o->repeats; i++) {
+			x[i] = round_s[m][i];
+			y[i] = round_s[BENCH_ALWAYS][i];
+		}
+		bench_ratio_spread(x, y, o->repeats, &r_lt[m]);
+	}
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		double a[SP_MAX_REPEATS], b[SP_MAX_REPEATS], c[SP_MAX_REPEATS];
 		__u64 al[SP_MAX_REPEATS];
+		struct bench_folios f[SP_MAX_REPEATS];
+		struct bench_memstat ms[SP_MAX_REPEATS];
 
 		for (i = 0; i < n[m]; i++) {
 			a[i] = runs[m][i].small_current;
 			b[i] = runs[m][i].small_peak;
 			c[i] = runs[m][i].large_s;
+			f[i] = runs[m][i].folios;
+			ms[i] = runs[m][i].ms;
 			al[i] = 0;
 			for (s = 0; s < runs[m][i].delta.nr; s++)
 				if (runs[m][i].delta.size_kb[s] > 4)
@@ -250,6 +279,10 @@ int bench_sparse(struct bench_opts *o)
 		peak[m] = bench_median(b, n[m]);
 		lt[m] = bench_median(c, n[m]);
 		alloc[m] = bench_median_u64(al, n[m]);
+		bench_spread(a, n[m], &s_cur[m]);
+		bench_spread(c, n[m], &s_lt[m]);
+		bench_folios_median(f, n[m], &fol[m]);
+		bench_memstat_median(ms, n[m], &msm[m]);
 	}
 	uname(&u);
 	w = bench_json_begin(o);
@@ -290,6 +323,14 @@ int bench_sparse(struct bench_opts *o)
 			jw_key(w, "large_vs_always_pct");
 			jw_double(w, bench_pct(lt[m], lt[BENCH_ALWAYS]));
 			jw_ku64(w, "mthp_fault_allocs", alloc[m]);
+			bench_json_spread(w, "small_memory_current_spread", &s_cur[m]);
+			bench_json_spread(w, "large_seconds_spread", &s_lt[m]);
+			bench_json_ratio(w, "large_ratio_vs_always", &r_lt[m]);
+			bench_json_folios(w, &fol[m]);
+			jw_key(w, "large");
+			jw_obj_open(w);
+			bench_json_memstat(w, &msm[m]);
+			jw_obj_close(w);
 			jw_obj_close(w);
 		}
 		jw_arr_close(w);
@@ -306,22 +347,41 @@ int bench_sparse(struct bench_opts *o)
 		       o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");
 		if (policy_skip)
 			printf("note: policy rows skipped: %s\n", policy_note);
-		printf("%-14s %14s %14s %9s %10s %9s %12s\n", "mode", "small current",
-		       "small peak", "vs never", "large s", "vs always", "mTHP allocs");
+		printf("%-14s %14s %14s %9s %-22s %-32s %12s\n", "mode", "small current",
+		       "small peak", "vs never", "large s", "large vs always (per round)",
+		       "mTHP allocs");
 		for (m = 0; m < BENCH_NR_MODES; m++) {
 			double pn = bench_pct(cur[m], cur[BENCH_NEVER]);
-			double pa = bench_pct(lt[m], lt[BENCH_ALWAYS]);
-			char c1[16], c2[16], s1[32], s2[32];
+			char c1[16], s1[32], s2[32], t[64], rr[64], r2[96];
 
 			if (!n[m])
 				continue;
 			snprintf(c1, sizeof(c1), isnan(pn) ? "-" : "%+.1f%%", pn);
-			snprintf(c2, sizeof(c2), isnan(pa) ? "-" : "%+.1f%%", pa);
 			snprintf(s1, sizeof(s1), "%.1f MiB", cur[m] / 1048576);
 			snprintf(s2, sizeof(s2), "%.1f MiB", peak[m] / 1048576);
-			printf("%-14s %14s %14s %9s %10.2f %9s %12llu\n", bench_mode_name(m, o), s1, s2,
-			       c1, lt[m], c2, (unsigned long long)alloc[m]);
+			if (m == BENCH_ALWAYS)
+				snprintf(r2, sizeof(r2), "-");
+			else
+				snprintf(r2, sizeof(r2), "%s %s",
+					 bench_spread_fmt(&r_lt[m], "%.3f", rr, sizeof(rr)),
+					 r_lt[m].n > 1 && bench_spread_contains(&r_lt[m], 1.0) ?
+					 "(n.d.)" : "");
+			printf("%-14s %14s %14s %9s %-22s %-32s %12llu\n", bench_mode_name(m, o), s1,
+			       s2, c1, bench_spread_fmt(&s_lt[m], "%.2f", t, sizeof(t)), r2,
+			       (unsigned long long)alloc[m]);
 		}
+		printf("anon folios of the small processes while they hold their memory "
+		       "(MiB by size, median):\n");
+		for (m = 0; m < BENCH_NR_MODES; m++)
+			if (n[m])
+				bench_print_folios(bench_mode_name(m, o), &fol[m]);
+		printf("memory.stat deltas of the large cgroup (median):\n");
+		bench_print_memstat_header();
+		for (m = 0; m < BENCH_NR_MODES; m++)
+			if (n[m])
+				bench_print_memstat(bench_mode_name(m, o), &msm[m]);
+		printf("(large s: median [bootstrap 95%% interval]; n.d.: not distinguishable, the "
+		       "per-round ratio's interval holds 1.0)\n");
 	}
 	fflush(stdout);
 	if (ret == -EINTR) {

@@ -105,11 +105,12 @@ static __always_inline struct mthpctl_totals *get_totals(void)
 	return bpf_map_lookup_elem(&totals, &k);
 }
 
-/* Atomic, but on this CPU's copy: no line is shared between CPUs; atomic
- * because a preempted hook and the next one on the same CPU may overlap. */
+/* Counters live in this CPU's copy of "totals": no line is shared between
+ * CPUs and no atomic is needed (the hook runs with migration disabled; only
+ * a hook preempted between load and store could lose one count). */
 static __always_inline void inc(__u64 *p)
 {
-	__sync_fetch_and_add(p, 1);
+	*p += 1;
 }
 
 static __always_inline __u32 tva_index(enum tva_type type)
@@ -281,10 +282,9 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 		if (e)
 			s = &e->state;
 		if (tva == MTHPCTL_TVA_PAGEFAULT && vma) {
-			struct mm_struct *mm = vma->vm_mm;
-
+			/* plain loads (BTF pointer walk), no helper calls */
 			vi.vma_bytes = vma->vm_end - vma->vm_start;
-			vi.mm_anon_bytes = (__u64)BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count)
+			vi.mm_anon_bytes = (__u64)vma->vm_mm->rss_stat[MM_ANONPAGES].count
 					   << page_shift;
 			vip = &vi;
 		}

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
-#   redis noBGSAVE and BGSAVE at memory.high max and 128M; pagefault (auto's
-#   defaults; and pagefault_hook: auto --min-usage 0, the hook's cost); sparse.
+#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle)
+#   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults; and
+#   pagefault_hook: auto --min-usage 0 and --hook-cost, the hook's cost per
+#   call against an empty choose_orders); sparse.
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
@@ -14,6 +16,7 @@
 # Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
 #   KDIR      kernel result dir (default: scripts/kernel-build.sh, cached)
 #   REPEATS   runs per mode and level (default 3; BENCH_REPEATS in make)
+#   BENCH_SIZES (environment) the caps of the noBGSAVE run (default 16K,32K,64K)
 #   EXTRA     appended to every redis run, e.g. -- --keys 100000 --requests 100000
 #
 # Inside the guest the same script runs with --guest OUT.
@@ -52,10 +55,10 @@ guest() {
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	}
 	: >bench.txt
-	run redis_nobgsave redis --high max,128M "$@"
+	run redis_nobgsave redis --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
-	run pagefault_hook pagefault --modes always,policy --policy "auto --min-usage 0"
+	run pagefault_hook pagefault --modes always,policy --policy "auto --min-usage 0" --hook-cost
 	run sparse sparse
 	swapoff /dev/zram0 2>/dev/null
 
@@ -105,7 +108,8 @@ out=$(cd "$out" && pwd)
 start=$(date +%s)
 echo "bench: kernel $kdir, results in $out (redis under TCG takes long: see README.md)" >&2
 "$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
-	env BENCH_REPEATS="${BENCH_REPEATS:-3}" "$top/scripts/bench.sh" --guest "$out" "$@"
+	env BENCH_REPEATS="${BENCH_REPEATS:-3}" BENCH_SIZES="${BENCH_SIZES:-16K,32K,64K}" \
+	"$top/scripts/bench.sh" --guest "$out" "$@"
 rc=$?
 echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json" >&2
 exit $rc

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `mthpctl bench` restores everything when interrupted: start a run, send
 # SIGINT (redis, while redis-benchmark runs) or SIGTERM (sparse, while the
-# large process runs), then check the exit status (128+N),
+# large process runs; pagefault --hook-cost while the policy runs), then check the exit status (128+N),
 # every THP enabled value and overcommit back, the bench cgroup gone, no
 # redis process, no policy pins, no temporary directory. As root in the VM:
 #
@@ -72,6 +72,11 @@ modes=always
 "$M" status -j 2>/dev/null | grep -q '"bpf_mthp_ops": *true' && modes=policy
 interrupt redis INT 'pgrep -x redis-benchmark >/dev/null' \
 	redis --modes "$modes" --keys 200000 --requests 200000 --high 64M --repeats 2 --port 16392
+# --hook-cost: bpf_stats_enabled goes back to 0, no floor or policy link left
+if [ "$modes" = policy ]; then
+	interrupt pagefault_hook INT '[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 ] && [ -n "$(ls "$PINS" 2>/dev/null)" ]' \
+		pagefault --modes policy --hook-cost --size 64M --iterations 100000 --repeats 2
+fi
 # the small processes hold their memory only briefly; the large one runs on
 interrupt sparse TERM '[ -s "$BENCH_CG"/sparse/large/cgroup.procs ]' \
 	sparse --procs 4 --map-size 64M --stride 64K --dense-size 256M --dense-passes 100 --repeats 2

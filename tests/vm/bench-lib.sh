@@ -12,6 +12,7 @@ bench_settings() {
 		[ -f "$f" ] && echo "$f $(grep -o '\[[a-z]*\]' "$f")"
 	done
 	echo "overcommit_memory $(cat /proc/sys/vm/overcommit_memory)"
+	echo "bpf_stats_enabled $(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null)"
 }
 
 # Unusual values, so that "restored" means something (the run sets
@@ -24,6 +25,7 @@ bench_perturb() {
 	done
 	[ -f "$THP/hugepages-64kB/enabled" ] && echo madvise >"$THP/hugepages-64kB/enabled"
 	echo 0 >/proc/sys/vm/overcommit_memory
+	echo 0 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
 }
 
 # Prints what is left behind; returns 1 if anything is.
@@ -40,5 +42,10 @@ bench_leftovers() {
 		[ -e "$d" ] && { echo "left: pin $d"; bad=1; }
 	done
 	ls -d /tmp/mthpctl-bench.* >/dev/null 2>&1 && { echo "left: $(ls -d /tmp/mthpctl-bench.*)"; bad=1; }
+	# struct_ops links (a policy or the --hook-cost floor) still attached
+	local objs=${top:-.}/.output/tests/vm/bpfobjs
+	if [ -x "$objs" ] && "$objs" 2>/dev/null | grep -q '^link '; then
+		echo "left: struct_ops links: $("$objs" | grep '^link ' | tr '\n' ' ')"; bad=1
+	fi
 	return $bad
 }

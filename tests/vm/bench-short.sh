@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# A short run of every `mthpctl bench` benchmark (tiny sizes, one repeat) on
+# A short run of every `mthpctl bench` benchmark (tiny sizes, one repeat;
+# redis with one per-size cap, pagefault also with --hook-cost) on
 # the patched kernel, as root in the VM (< 3 minutes under TCG):
 #
 #   scripts/vm-run.sh -k KDIR -- tests/vm/bench-short.sh
@@ -70,20 +71,36 @@ run() {		# NAME ARGS... : run bench with -j, check restore
 # the policy rows are there, or skipped with a note (kernel without
 # bpf_mthp_ops, or the policy failed to load)
 modes="(len(m) == 3 or (len(m) == 2 and len(j['notes']) == 1))"
+# redis with one cap (--sizes 64K): 4 rows, or 2 without bpf_mthp_ops
+rmodes="(len(m) == 4 or (len(m) == 2 and len(j['notes']) == 1))"
+# every timing with its spread, the companions attributable to the cgroup
+spread="all(set(x['spread'][k]) >= {'median', 'min', 'max', 'ci95_lo', 'ci95_hi', 'n'} for k in ('rps', 'avg_ms', 'p50_ms', 'p99_ms'))"
+companions="len(x['folio_bytes']) == 10 and 'pmd_bytes' in x and set(x['memory_stat_delta']) == {'pswpout', 'pswpin', 'thp_swpout', 'thp_swpout_fallback', 'workingset_refault_anon', 'pgmajfault'} and isinstance(x['swap_attribution']['agree'], bool)"
 [ $policy_ok = 1 ] || echo "#   kernel without bpf_mthp_ops: policy rows must be skipped"
 
-if run redis redis --keys 3000 --requests 3000 --clients 4 --pipeline 8 --high max,64M --port 16390; then
-	check redis "$out/redis.json" "all(len(m := l['modes']) and $modes and all(x['rps'] > 0 and x['p99_ms'] >= 0 and x['runs'] == 1 for x in m) for l in j['levels']) and len(j['levels']) == 2 and j['levels'][1]['memory_high'] == 64 << 20"
+if run redis redis --keys 3000 --requests 3000 --clients 4 --pipeline 8 --high max,64M --port 16390 --sizes 64K; then
+	check redis "$out/redis.json" "all(len(m := l['modes']) and $rmodes and all(x['rps'] > 0 and x['p99_ms'] >= 0 and x['runs'] == 1 for x in m) for l in j['levels']) and len(j['levels']) == 2 and j['levels'][1]['memory_high'] == 64 << 20"
 	result "redis JSON" $? "unexpected JSON (above)"
+	check redis2 "$out/redis.json" "all($spread and $companions and 'distinguishable' in x['rps_ratio_vs_oracle'] for l in j['levels'] for x in l['modes']) and all(l['oracle_mode'] in [x['mode'] for x in l['modes'] if x['static']] for l in j['levels'])"
+	result "redis JSON: spreads, ratios, oracle, folio sizes, memory.stat" $? "unexpected JSON (above)"
+	# redis-server holds ~5 MiB of values: its anon folios are seen
+	check redis3 "$out/redis.json" "all(sum(f['bytes'] for f in x['folio_bytes']) > 1 << 20 for l in j['levels'] for x in l['modes'])"
+	result "redis: folio sizes of redis-server read from kpageflags" $? "no anon memory seen"
+	check redis4 "$out/redis.json" "all(x['memory_stat_delta']['pgmajfault'] is not None for l in j['levels'] for x in l['modes'])"
+	result "redis: memory.stat keys read" $? "pgmajfault absent"
 fi
 if run pagefault pagefault --size 16M --iterations 2; then
-	check pf "$out/pagefault.json" "($modes for m in [j['modes']]) and all(x['ns_per_4k'] > 0 for x in j['modes']) and (j['policy_overhead_pct'] is not None) == (len(j['modes']) == 3)"
+	check pf "$out/pagefault.json" "($modes for m in [j['modes']]) and all(x['ns_per_4k'] > 0 and x['ns_per_4k_spread']['n'] == 1 for x in j['modes']) and (j['policy_overhead_pct'] is not None) == (len(j['modes']) == 3)"
 	result "pagefault JSON" $? "unexpected JSON (above)"
 	check pf2 "$out/pagefault.json" "[x for x in j['modes'] if x['mode'] == 'always'][0]['ns_per_4k'] < [x for x in j['modes'] if x['mode'] == 'never'][0]['ns_per_4k']"
 	result "pagefault: always faults cheaper per 4K than never" $? "not cheaper"
 fi
+if [ $policy_ok = 1 ] && run pagefault_hook pagefault --size 16M --iterations 2 --modes always,policy --hook-cost; then
+	check pfh "$out/pagefault_hook.json" "(h := j['hook_cost'])['policy_calls'] > 0 and h['floor_calls'] > 0 and h['policy_ns_per_call']['median'] > 0 and h['floor_ns_per_call']['median'] > 0 and isinstance(h['policy_vs_floor']['distinguishable'], bool)"
+	result "pagefault --hook-cost: policy and floor ns/call" $? "unexpected JSON (above)"
+fi
 if run sparse sparse --procs 4 --map-size 16M --stride 256K --dense-size 32M --dense-passes 1; then
-	check sp "$out/sparse.json" "($modes for m in [j['modes']]) and all(x['small_memory_peak'] > 0 and x['large_seconds'] > 0 for x in j['modes'])"
+	check sp "$out/sparse.json" "($modes for m in [j['modes']]) and all(x['small_memory_peak'] > 0 and x['large_seconds'] > 0 and len(x['folio_bytes']) == 10 and x['large_seconds_spread']['n'] == 1 for x in j['modes'])"
 	result "sparse JSON" $? "unexpected JSON (above)"
 	check sp2 "$out/sparse.json" "[x for x in j['modes'] if x['mode'] == 'always'][0]['small_memory_current'] > [x for x in j['modes'] if x['mode'] == 'never'][0]['small_memory_current']"
 	result "sparse: always uses more memory than never" $? "not more"

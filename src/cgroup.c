@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
-#include <ftw.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 
@@ -125,33 +127,144 @@ int mthpctl_has_word(const char *buf, const char *word)
 	return 0;
 }
 
-static __u64 want_id;
-static char *found;
-
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int table_add(struct mthpctl_cg_table *t, __u64 id, const char *path)
 {
-	if (type == FTW_D && (__u64)st->st_ino == want_id) {
-		found = strdup(path);
-		return 1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct mthpctl_cg_entry *e = realloc(t->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		t->e = e;
+		t->cap = cap;
 	}
+	t->e[t->n].path = strdup(path);
+	if (!t->e[t->n].path)
+		return -ENOMEM;
+	t->e[t->n].id = id;
+	t->n++;
 	return 0;
+}
+
+/* Directories below dir (path, open as fd), depth first; closes fd. */
+static int table_walk(struct mthpctl_cg_table *t, int fd, dev_t dev, char *path, size_t len,
+		      int depth)
+{
+	size_t plen = strlen(path);
+	struct dirent *de;
+	struct stat st;
+	int err = 0, cfd;
+	DIR *d;
+
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while (!err && (de = readdir(d))) {
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;	/* cgroup files: no stat */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (plen + 1 + strlen(de->d_name) >= len)
+			continue;	/* too deep to name */
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;	/* removed meanwhile, or not a directory */
+		if (fstat(cfd, &st) || st.st_dev != dev) {
+			close(cfd);
+			continue;
+		}
+		snprintf(path + plen, len - plen, "/%s", de->d_name);
+		err = table_add(t, st.st_ino, path);
+		if (!err && depth < 64)
+			err = table_walk(t, cfd, dev, path, len, depth + 1);
+		else
+			close(cfd);
+		path[plen] = '\0';
+	}
+	closedir(d);
+	return err;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct mthpctl_cg_entry *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int mthpctl_cgroup_table_build(const char *root, struct mthpctl_cg_table *t)
+{
+	char path[4096];
+	struct stat st;
+	int fd, err;
+
+	memset(t, 0, sizeof(*t));
+	if (strlen(root) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	strcpy(path, root);
+	while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
+		path[strlen(path) - 1] = '\0';
+	err = table_add(t, st.st_ino, path);
+	if (!err)
+		err = table_walk(t, fd, st.st_dev, path, sizeof(path), 0);
+	else
+		close(fd);
+	if (err) {
+		mthpctl_cgroup_table_free(t);
+		return err;
+	}
+	qsort(t->e, t->n, sizeof(*t->e), by_id);
+	return 0;
+}
+
+const char *mthpctl_cgroup_table_find(const struct mthpctl_cg_table *t, __u64 id)
+{
+	struct mthpctl_cg_entry key = { .id = id }, *e;
+
+	if (!t->n)
+		return NULL;
+	e = bsearch(&key, t->e, t->n, sizeof(*t->e), by_id);
+	return e ? e->path : NULL;
+}
+
+void mthpctl_cgroup_table_free(struct mthpctl_cg_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->e[i].path);
+	free(t->e);
+	memset(t, 0, sizeof(*t));
 }
 
 int mthpctl_cgroup_path_by_id(const char *root, __u64 id, char *out, size_t len)
 {
-	int ret = -ENOENT;
+	struct mthpctl_cg_table t;
+	const char *p;
+	int ret;
 
-	want_id = id;
-	found = NULL;
-	nftw(root, walk_cb, 16, FTW_PHYS | FTW_MOUNT);
-	if (found) {
-		if (strlen(found) < len) {
-			strcpy(out, found);
+	ret = mthpctl_cgroup_table_build(root, &t);
+	if (ret)
+		return ret == -ENOENT ? -ENOENT : ret;
+	p = mthpctl_cgroup_table_find(&t, id);
+	ret = -ENOENT;
+	if (p) {
+		ret = -ENAMETOOLONG;
+		if (strlen(p) < len) {
+			strcpy(out, p);
 			ret = 0;
-		} else {
-			ret = -ENAMETOOLONG;
 		}
-		free(found);
 	}
+	mthpctl_cgroup_table_free(&t);
 	return ret;
 }

@@ -45,7 +45,26 @@ int mthpctl_find_mount(const char *mountinfo, const char *fstype,
 /* Is word a whole space-separated word of buf (cgroup.controllers)? */
 int mthpctl_has_word(const char *buf, const char *word);
 
-/* Find the directory under root whose inode is id. 0 or -ENOENT. */
+/* Find the directory under root whose inode is id. 0 or -ENOENT. (One
+ * walk; to look up many ids, build a table once.) */
 int mthpctl_cgroup_path_by_id(const char *root, __u64 id, char *out, size_t len);
+
+/*
+ * root and every directory below it on the same file system, with their
+ * cgroup ids, in one walk that stats directories only (files are skipped by
+ * their d_type): status names all its policies' cgroups and counts their
+ * subtrees from one table instead of walking the whole tree per policy.
+ */
+struct mthpctl_cg_entry {
+	__u64 id;		/* the directory's inode number = cgroup id */
+	char *path;		/* root + "/" + ..., no trailing slash */
+};
+struct mthpctl_cg_table {
+	struct mthpctl_cg_entry *e;	/* sorted by id */
+	size_t n, cap;
+};
+int mthpctl_cgroup_table_build(const char *root, struct mthpctl_cg_table *t);	/* 0 or -errno */
+const char *mthpctl_cgroup_table_find(const struct mthpctl_cg_table *t, __u64 id);
+void mthpctl_cgroup_table_free(struct mthpctl_cg_table *t);
 
 #endif

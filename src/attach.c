@@ -222,6 +222,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	__u64 id = 0;
 	int ret, err, e;
 
+	mthpctl_timing(NULL);
 	ret = mthpctl_check_caps();
 	if (ret)
 		return ret;
@@ -232,7 +233,9 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	ret = mthpctl_check_bpffs();
 	if (ret)
 		return ret;
+	mthpctl_timing("checks");
 	mthpctl_probe_kernel(&k);
+	mthpctl_timing("probe");
 	if (!k.btf)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
@@ -272,6 +275,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		goto out;
 	}
 
+	mthpctl_timing("pins");
 	skel = mthp_bpf__open();
 	if (!skel) {
 		ret = load_error(-errno, "opening the BPF policy failed");
@@ -279,11 +283,13 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	}
 	memcpy((void *)&skel->rodata->params, p, sizeof(*p));
 	skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
+	mthpctl_timing("open");
 	err = mthp_bpf__load(skel);
 	if (err) {
 		ret = load_error(err, "loading the BPF policy failed");
 		goto out;
 	}
+	mthpctl_timing("load");	/* libbpf's BTF work and the verifier */
 
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
@@ -296,13 +302,14 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		goto out;
 	}
 	mthpctl_pin_path(tmp, "link", path, sizeof(path));
-	err = mthpctl_struct_ops_ready(bpf_map__fd(skel->maps.mthpctl_ops),
+	err = mthpctl_struct_ops_ready(&k, bpf_map__fd(skel->maps.mthpctl_ops),
 				       bpf_map__value_size(skel->maps.mthpctl_ops),
 				       bpf_program__fd(skel->progs.choose_orders));
 	if (err) {
 		ret = load_error(err, "preparing the policy failed");
 		goto out;
 	}
+	mthpctl_timing("pin");
 
 	if (old_fd >= 0) {
 		LIBBPF_OPTS(bpf_link_update_opts, uopts, .flags = BPF_F_REPLACE);
@@ -353,6 +360,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		have_tmp = false;
 	}
 
+	mthpctl_timing("link");
 	mthpctl_link_query(link_fd, &now);
 	mthpctl_params_str(p, desc, sizeof(desc));
 	if (g.json) {
@@ -383,6 +391,7 @@ out:
 	if (cg_fd >= 0)
 		close(cg_fd);
 	mthp_bpf__destroy(skel);
+	mthpctl_timing("cleanup");
 	return ret;
 }
 

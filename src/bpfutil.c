@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/btf.h>
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
@@ -42,20 +45,186 @@ void mthpctl_libbpf_setup(void)
 	libbpf_set_print(print_fn);
 }
 
+/*
+ * The running kernel's BTF without libbpf's parser: mthpctl needs a few
+ * names and two member offsets, and parsing and validating all of it costs
+ * ~7 ms natively, ~10x that under emulation, once per run. The file is
+ * mapped (kernels since 6.16 allow it) or else read, and its types are
+ * walked once, comparing the names of structs and functions only.
+ */
+struct kbtf {
+	char *data;
+	size_t size;
+	bool mapped;
+	const struct btf_header *h;
+};
+
+static int kbtf_open(struct kbtf *b)
+{
+	struct stat st;
+	ssize_t r;
+	size_t off = 0;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	fd = open(MTHPCTL_VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(struct btf_header)) {
+		close(fd);
+		return -EINVAL;
+	}
+	b->size = st.st_size;
+	b->data = mmap(NULL, b->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (b->data != MAP_FAILED) {
+		b->mapped = true;
+	} else {
+		/* sysfs hands out at most a page per read */
+		b->data = malloc(b->size);
+		while (b->data && off < b->size &&
+		       (r = pread(fd, b->data + off, b->size - off, off)) > 0)
+			off += r;
+		if (!b->data || off != b->size) {
+			free(b->data);
+			b->data = NULL;
+			close(fd);
+			return -EIO;
+		}
+	}
+	close(fd);
+	b->h = (const struct btf_header *)b->data;
+	if (b->h->magic != BTF_MAGIC || b->h->hdr_len < sizeof(__u32) * 6 ||
+	    (__u64)b->h->hdr_len + b->h->type_off + b->h->type_len > b->size ||
+	    (__u64)b->h->hdr_len + b->h->str_off + b->h->str_len > b->size) {
+		if (b->mapped)
+			munmap(b->data, b->size);
+		else
+			free(b->data);
+		b->data = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void kbtf_close(struct kbtf *b)
+{
+	if (!b->data)
+		return;
+	if (b->mapped)
+		munmap(b->data, b->size);
+	else
+		free(b->data);
+	b->data = NULL;
+}
+
+static const char *kbtf_str(const struct kbtf *b, __u32 off)
+{
+	if (off >= b->h->str_len)
+		return "";
+	return b->data + b->h->hdr_len + b->h->str_off + off;
+}
+
+/* Bytes that follow struct btf_type for a type of this kind; -1: unknown. */
+static long kbtf_extra(const struct btf_type *t)
+{
+	__u32 vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: return 4;
+	case BTF_KIND_ARRAY: return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM: return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO: return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_VAR: return sizeof(struct btf_var);
+	case BTF_KIND_DATASEC: return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_DECL_TAG: return sizeof(struct btf_decl_tag);
+	case BTF_KIND_ENUM64: return (long)vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+		return 0;
+	default: return -1;
+	}
+}
+
+struct kbtf_want {
+	const char *name;
+	__u32 kind;
+	const struct btf_type *found;
+};
+
+/* One walk over all types; fills want[i].found. 0 or -EINVAL. */
+static int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n)
+{
+	const char *p = b->data + b->h->hdr_len + b->h->type_off;
+	const char *end = p + b->h->type_len;
+	int i, left = n;
+
+	while (p + sizeof(struct btf_type) <= end && left) {
+		const struct btf_type *t = (const void *)p;
+		__u32 kind = BTF_INFO_KIND(t->info);
+		long extra = kbtf_extra(t);
+
+		if (extra < 0)
+			return -EINVAL;
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_FUNC) && t->name_off) {
+			const char *name = kbtf_str(b, t->name_off);
+
+			for (i = 0; i < n; i++)
+				if (!want[i].found && want[i].kind == kind &&
+				    name[0] == want[i].name[0] && !strcmp(name, want[i].name)) {
+					want[i].found = t;
+					left--;
+				}
+		}
+		p += sizeof(*t) + extra;
+	}
+	return 0;
+}
+
+/* Byte offset of a member of a struct found by kbtf_find, or -ENOENT. */
+static int kbtf_member_off(const struct kbtf *b, const struct btf_type *t, const char *member)
+{
+	const struct btf_member *m = (const void *)(t + 1);
+	__u32 i, off;
+
+	if (!t)
+		return -ENOENT;
+	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
+		if (strcmp(kbtf_str(b, m->name_off), member))
+			continue;
+		off = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+		return off / 8;
+	}
+	return -ENOENT;
+}
+
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
-	struct btf *btf;
+	struct kbtf_want w[] = {
+		{ "bpf_mthp_ops", BTF_KIND_STRUCT },
+		{ "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT },
+		{ "bpf_cgroup_psi_stall", BTF_KIND_FUNC },
+		{ "bpf_get_mem_cgroup", BTF_KIND_FUNC },
+		{ "bpf_wq_start", BTF_KIND_FUNC },
+	};
+	struct kbtf b;
 
 	memset(k, 0, sizeof(*k));
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
+	k->ops_data_off = k->ops_fn_off = -ENOENT;
+	if (kbtf_open(&b))
 		return;
 	k->btf = true;
-	k->mthp_ops = btf__find_by_name_kind(btf, "bpf_mthp_ops", BTF_KIND_STRUCT) > 0;
-	k->psi_kfunc = btf__find_by_name_kind(btf, "bpf_cgroup_psi_stall", BTF_KIND_FUNC) > 0;
-	k->memcg_kfuncs = btf__find_by_name_kind(btf, "bpf_get_mem_cgroup", BTF_KIND_FUNC) > 0;
-	k->wq = btf__find_by_name_kind(btf, "bpf_wq_start", BTF_KIND_FUNC) > 0;
-	btf__free(btf);
+	if (!kbtf_find(&b, w, sizeof(w) / sizeof(w[0]))) {
+		k->mthp_ops = w[0].found && w[1].found;
+		k->psi_kfunc = w[2].found;
+		k->memcg_kfuncs = w[3].found;
+		k->wq = w[4].found;
+		k->ops_data_off = kbtf_member_off(&b, w[1].found, "data");
+		k->ops_fn_off = kbtf_member_off(&b, w[0].found, "choose_orders");
+	}
+	kbtf_close(&b);
 }
 
 static bool has_cap(const struct __user_cap_data_struct *d, int cap)
@@ -92,23 +261,6 @@ int mthpctl_check_bpffs(void)
 	return 0;
 }
 
-static int member_off(const struct btf *btf, const char *type, const char *member)
-{
-	const struct btf_member *m;
-	const struct btf_type *t;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	if (id <= 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (i = 0; i < (int)btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
-			return btf_member_bit_offset(t, i) / 8;
-	return -ENOENT;
-}
-
 /*
  * What bpf_map__attach_struct_ops() does before creating a link, without its
  * plain (cgroup-less) link: store the value of the struct_ops map, i.e. the
@@ -116,18 +268,13 @@ static int member_off(const struct btf *btf, const char *type, const char *membe
  * choose_orders slot, so the map can be linked to a cgroup or swapped into
  * a link. The libbpf of the toolchain has no way to do it alone.
  */
-int mthpctl_struct_ops_ready(int map_fd, __u32 value_size, int prog_fd)
+int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 value_size,
+			     int prog_fd)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	int doff, moff, err = 0;
+	int doff = k->ops_data_off, moff = k->ops_fn_off, err = 0;
 	__u32 zero = 0;
 	char *buf;
 
-	if (!btf)
-		return -errno ? -errno : -ENOENT;
-	doff = member_off(btf, "bpf_struct_ops_bpf_mthp_ops", "data");
-	moff = member_off(btf, "bpf_mthp_ops", "choose_orders");
-	btf__free(btf);
 	if (doff < 0 || moff < 0)
 		return -EOPNOTSUPP;
 	if ((__u32)(doff + moff) + sizeof(unsigned long) > value_size)
@@ -192,4 +339,31 @@ int mthpctl_rm_pin_dir(const char *dir)
 	if (rmdir(dir) && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+double mthpctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void mthpctl_timing(const char *step)
+{
+	static double last;
+	static int on = -1;
+	double now;
+
+	if (on < 0) {
+		const char *v = getenv("MTHPCTL_DEBUG_TIMING");
+
+		on = v && *v && strcmp(v, "0");
+	}
+	if (!on)
+		return;
+	now = mthpctl_now_ms();
+	if (step)
+		fprintf(stderr, "mthpctl: timing: %-10s %8.3f ms\n", step, last ? now - last : 0.0);
+	last = now;
 }

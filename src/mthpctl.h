@@ -49,7 +49,11 @@ struct mthpctl_kernel {
 	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
 	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
 	bool wq;		/* bpf_wq_start */
+	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -errno */
+	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -errno */
 };
+#define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
+/* One walk over the kernel's BTF (no libbpf parse). */
 void mthpctl_probe_kernel(struct mthpctl_kernel *k);
 int mthpctl_check_caps(void);		/* 0 or MTHPCTL_EXIT_PERM (prints) */
 int mthpctl_check_bpffs(void);		/* 0 or MTHPCTL_EXIT_BPFFS (prints) */
@@ -64,8 +68,15 @@ int mthpctl_link_query(int fd, struct mthpctl_link *l);	/* 0 or -errno */
 /* Remove a pin directory and the objects mthpctl puts in it. 0 or -errno. */
 int mthpctl_rm_pin_dir(const char *dir);
 int mthpctl_ensure_pin_root(void);
-/* Store the struct_ops map value (program fd in choose_orders). 0 or -errno. */
-int mthpctl_struct_ops_ready(int map_fd, __u32 value_size, int prog_fd);
+/* Store the struct_ops map value (program fd in choose_orders, at the offsets
+ * mthpctl_probe_kernel() found). 0 or -errno. */
+int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 value_size,
+			     int prog_fd);
+
+/* MTHPCTL_DEBUG_TIMING=1 in the environment: mthpctl_timing() prints, on
+ * stderr, the milliseconds since the previous call (or since start). */
+void mthpctl_timing(const char *step);
+double mthpctl_now_ms(void);	/* CLOCK_MONOTONIC */
 
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);

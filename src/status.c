@@ -58,6 +58,7 @@ struct env {
 	struct mthpctl_hp_size *hp;
 	int nr_hp;
 	char thp_enabled[16], thp_defrag[16];
+	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
 };
 
 static void gather_env(struct env *e)
@@ -84,6 +85,9 @@ static void gather_env(struct env *e)
 			   mthpctl_has_word(buf, "memory");
 	}
 	e->root = geteuid() == 0;
+	e->bpf_stats = -1;
+	if (mthpctl_read_file("/proc/sys/kernel/bpf_stats_enabled", buf, 16) > 0)
+		e->bpf_stats = atoi(buf) != 0;
 	e->nr_hp = mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp);
 	if (e->nr_hp < 0)
 		e->nr_hp = 0;
@@ -95,46 +99,52 @@ static void gather_env(struct env *e)
 
 static const char *yesno(bool b) { return b ? "yes" : "no"; }
 
-static void print_env(const struct env *e)
+static void print_env_json(const struct env *e)
 {
 	struct jw *w = &g.jw;
 	int i;
 	size_t j;
 
-	if (g.json) {
-		jw_key(w, "kernel");
+	jw_key(w, "kernel");
+	jw_obj_open(w);
+	jw_kbool(w, "btf", e->k.btf);
+	jw_kbool(w, "bpf_mthp_ops", e->k.mthp_ops);
+	jw_kbool(w, "psi_kfunc", e->k.psi_kfunc);
+	jw_kbool(w, "memcg_kfuncs", e->k.memcg_kfuncs);
+	jw_kbool(w, "bpf_wq", e->k.wq);
+	jw_kbool(w, "psi", e->psi);
+	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
+	jw_kbool(w, "memory_controller", e->memcg);
+	jw_kbool(w, "bpffs", e->bpffs);
+	jw_key(w, "bpf_stats_enabled");
+	if (e->bpf_stats >= 0) jw_bool(w, e->bpf_stats); else jw_null(w);
+	jw_obj_close(w);
+	jw_key(w, "thp");
+	jw_obj_open(w);
+	jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
+	jw_kstr(w, "defrag", e->thp_defrag[0] ? e->thp_defrag : NULL);
+	jw_key(w, "sizes");
+	jw_arr_open(w);
+	for (i = 0; i < e->nr_hp; i++) {
 		jw_obj_open(w);
-		jw_kbool(w, "btf", e->k.btf);
-		jw_kbool(w, "bpf_mthp_ops", e->k.mthp_ops);
-		jw_kbool(w, "psi_kfunc", e->k.psi_kfunc);
-		jw_kbool(w, "memcg_kfuncs", e->k.memcg_kfuncs);
-		jw_kbool(w, "bpf_wq", e->k.wq);
-		jw_kbool(w, "psi", e->psi);
-		jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
-		jw_kbool(w, "memory_controller", e->memcg);
-		jw_kbool(w, "bpffs", e->bpffs);
-		jw_obj_close(w);
-		jw_key(w, "thp");
+		jw_ku64(w, "size_kb", e->hp[i].size_kb);
+		jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
+		jw_key(w, "stats");
 		jw_obj_open(w);
-		jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
-		jw_kstr(w, "defrag", e->thp_defrag[0] ? e->thp_defrag : NULL);
-		jw_key(w, "sizes");
-		jw_arr_open(w);
-		for (i = 0; i < e->nr_hp; i++) {
-			jw_obj_open(w);
-			jw_ku64(w, "size_kb", e->hp[i].size_kb);
-			jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
-			jw_key(w, "stats");
-			jw_obj_open(w);
-			for (j = 0; j < e->hp[i].nr_stats; j++)
-				jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
-			jw_obj_close(w);
-			jw_obj_close(w);
-		}
-		jw_arr_close(w);
+		for (j = 0; j < e->hp[i].nr_stats; j++)
+			jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
 		jw_obj_close(w);
-		return;
+		jw_obj_close(w);
 	}
+	jw_arr_close(w);
+	jw_obj_close(w);
+}
+
+static void print_env_plain(const struct env *e)
+{
+	int i;
+	size_t j;
+
 	printf("kernel:\n");
 	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.mthp_ops),
 	       e->k.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
@@ -144,6 +154,9 @@ static void print_env(const struct env *e)
 	printf("  cgroup2:            %s (memory controller: %s)\n",
 	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));
 	printf("  bpffs:              %s\n", e->bpffs ? "mounted" : "not mounted");
+	printf("  bpf_stats:          %s\n", e->bpf_stats > 0 ? "on (hook cost shown per policy)" :
+	       e->bpf_stats == 0 ? "off (sysctl kernel.bpf_stats_enabled=1 to see the hook's cost)" :
+	       "unknown");
 	printf("global THP settings (%s): enabled %s, defrag %s\n", MTHPCTL_THP_DIR,
 	       e->thp_enabled[0] ? e->thp_enabled : "-", e->thp_defrag[0] ? e->thp_defrag : "-");
 	if (e->nr_hp)
@@ -166,15 +179,21 @@ static void print_env(const struct env *e)
 /* The pinned objects of one policy. */
 struct policy {
 	__u64 id;
-	char dir[4096], cgroup[4096];
-	bool cgroup_found, link_ok, attached, have_params, have_entry, have_totals;
+	char dir[4096];
+	const char *cgroup;	/* from the cgroup table; NULL: removed */
+	bool link_ok, attached, have_params, have_entry, have_totals;
 	struct mthpctl_link link;
 	struct mthpctl_params params;
 	struct mthpctl_cg entry;
 	struct mthpctl_totals totals;
+	__u32 totals_map_id;
+	int cgstate_fd;		/* kept open for the subtree count */
+	long cg_state, cg_subtree;	/* cgroups holding state / in the subtree; -1 unknown */
 	bool live_psi, live_usage;
 	struct mthpctl_psi psi;
 	__u64 usage;
+	__u32 prog_id;		/* choose_orders; 0: not found */
+	__u64 run_cnt, run_time_ns;
 };
 
 static int open_pin(const char *dir, const char *obj)
@@ -185,14 +204,22 @@ static int open_pin(const char *dir, const char *obj)
 	return bpf_obj_get(path);
 }
 
+/* Map info of fd; false if it is no map. */
+static bool map_info(int fd, struct bpf_map_info *info)
+{
+	__u32 ilen = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return fd >= 0 && !bpf_map_get_info_by_fd(fd, info, &ilen);
+}
+
+/* Look key up into a buffer of the map's value size; the first len bytes. */
 static bool read_value(int fd, const void *key, void *val, size_t len)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
+	struct bpf_map_info info;
 	char buf[4096];
 
-	if (fd < 0 || bpf_map_get_info_by_fd(fd, &info, &ilen) ||
-	    info.value_size < len || info.value_size > sizeof(buf) ||
+	if (!map_info(fd, &info) || info.value_size < len || info.value_size > sizeof(buf) ||
 	    bpf_map_lookup_elem(fd, key, buf))
 		return false;
 	memcpy(val, buf, len);
@@ -200,16 +227,18 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 }
 
 /* The per-CPU totals, summed. */
-static bool read_totals(int fd, struct mthpctl_totals *t)
+static bool read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 {
 	int n = libbpf_num_possible_cpus(), i;
 	size_t j, stride = (sizeof(*t) + 7) & ~7UL;
 	__u64 *all, *sum = (__u64 *)t;
+	struct bpf_map_info info;
 	__u32 zero = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (fd < 0 || n <= 0)
+	if (!map_info(fd, &info) || n <= 0 || info.value_size != sizeof(*t))
 		return false;
+	*map_id = info.id;
 	all = calloc(n, stride);
 	if (!all)
 		return false;
@@ -224,15 +253,15 @@ static bool read_totals(int fd, struct mthpctl_totals *t)
 	return true;
 }
 
-static void gather_policy(const struct env *e, struct policy *p)
+/* What the pins say (no cgroup file system access). */
+static void gather_pins(struct policy *p)
 {
-	static char buf[65536];
-	char path[8300];
+	struct bpf_map_info info;
 	__u32 zero = 0;
 	int fd;
 
-	if (e->cg2[0])
-		p->cgroup_found = !mthpctl_cgroup_path_by_id(e->cg2, p->id, p->cgroup, sizeof(p->cgroup));
+	p->cgstate_fd = -1;
+	p->cg_state = p->cg_subtree = -1;
 	fd = open_pin(p->dir, "link");
 	if (fd >= 0) {
 		p->link_ok = !mthpctl_link_query(fd, &p->link);
@@ -245,33 +274,133 @@ static void gather_policy(const struct env *e, struct policy *p)
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "totals");
-	p->have_totals = read_totals(fd, &p->totals);
+	p->have_totals = read_totals(fd, &p->totals, &p->totals_map_id);
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "cgstate");
-	if (fd >= 0 && p->cgroup_found) {
-		/* cgroup local storage: the key is the cgroup's directory fd */
-		int cg_fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
+	    info.value_size == sizeof(struct mthpctl_cg))
+		p->cgstate_fd = fd;
+	else if (fd >= 0)
+		close(fd);
+}
 
-		if (cg_fd >= 0) {
-			p->have_entry = !bpf_map_lookup_elem(fd, &cg_fd, &p->entry);
-			close(cg_fd);
+/* Does the cgroup directory at path hold state in the policy's storage? */
+static int has_state(int map_fd, const char *path, struct mthpctl_cg *out)
+{
+	struct mthpctl_cg v;
+	int fd, ret;
+
+	/* cgroup local storage: the key is the cgroup's directory fd */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = bpf_map_lookup_elem(map_fd, &fd, out ? out : &v) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct mthpctl_cg_entry *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+/*
+ * What the cgroup file system adds: the policy's cgroup path, its own state,
+ * how many cgroups of its subtree hold state now, the live memory.pressure
+ * and memory.stat. bypath: the table's entries sorted by path.
+ */
+static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
+			  struct mthpctl_cg_entry **bypath)
+{
+	static char buf[65536];
+	char path[4200];
+	size_t lo = 0, hi = t->n, plen;
+
+	p->cgroup = mthpctl_cgroup_table_find(t, p->id);
+	if (!p->cgroup)
+		return;
+	if (p->cgstate_fd >= 0) {
+		/* the subtree is the run of paths starting with the cgroup's */
+		plen = strlen(p->cgroup);
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(bypath[mid]->path, p->cgroup) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		p->cg_state = p->cg_subtree = 0;
+		for (; lo < t->n && !strncmp(bypath[lo]->path, p->cgroup, plen); lo++) {
+			const char *q = bypath[lo]->path;
+			bool self = !q[plen];
+
+			if (!self && q[plen] != '/')
+				continue;	/* a sibling sharing the prefix */
+			p->cg_subtree++;
+			if (!has_state(p->cgstate_fd, q, self ? &p->entry : NULL)) {
+				p->cg_state++;
+				if (self)
+					p->have_entry = true;
+			}
 		}
 	}
-	if (fd >= 0)
-		close(fd);
-	if (p->cgroup_found) {
-		snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
-		p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
-			      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
-		snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
-		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
-			__u64 anon, shmem;
+	snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
+	p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
+	snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
+	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
+		__u64 anon, shmem;
 
-			p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
-					!mthpctl_stat_get(buf, "shmem", &shmem);
-			p->usage = anon + shmem;
+		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
+				!mthpctl_stat_get(buf, "shmem", &shmem);
+		p->usage = anon + shmem;
+	}
+}
+
+/*
+ * The run-time statistics of each policy's choose_orders program. Nothing
+ * links the pins to the program directly (the struct_ops map holds it), so
+ * walk the loaded programs once and match them by the totals map they use.
+ */
+static void gather_hooks(struct policy *pol, size_t n)
+{
+	__u32 id = 0, maps[32], i, k;
+	size_t j;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info), nr;
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_prog_get_info_by_fd(fd, &info, &len) ||
+		    info.type != BPF_PROG_TYPE_STRUCT_OPS || strcmp(info.name, "choose_orders") ||
+		    !info.nr_map_ids) {
+			close(fd);
+			continue;
 		}
+		nr = info.nr_map_ids < 32 ? info.nr_map_ids : 32;
+		memset(&info, 0, sizeof(info));
+		info.nr_map_ids = nr;
+		info.map_ids = (__u64)(unsigned long)maps;
+		len = sizeof(info);
+		if (!bpf_prog_get_info_by_fd(fd, &info, &len)) {
+			k = info.nr_map_ids < nr ? info.nr_map_ids : nr;
+			for (i = 0; i < k; i++)
+				for (j = 0; j < n; j++)
+					if (pol[j].totals_map_id && pol[j].totals_map_id == maps[i]) {
+						pol[j].prog_id = info.id;
+						pol[j].run_cnt = info.run_cnt;
+						pol[j].run_time_ns = info.run_time_ns;
+					}
+		}
+		close(fd);
 	}
 }
 
@@ -294,6 +423,12 @@ static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 	}
 	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
 					offered, NULL, reason);
+}
+
+/* Does status know what the policy allows (auto needs its cgroup's state)? */
+static bool knows_allowed(const struct policy *p)
+{
+	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
 }
 
 static char *sizes_str(__u64 mask, char *buf, size_t len)
@@ -336,7 +471,7 @@ static void counters_json(struct jw *w, const struct mthpctl_counters *c)
 	jw_obj_close(w);
 }
 
-static void counters_text(const char *what, const struct mthpctl_counters *c)
+static void counters_plain(const char *what, const struct mthpctl_counters *c)
 {
 	__u32 r, t;
 	bool any = false;
@@ -355,92 +490,116 @@ static void counters_text(const char *what, const struct mthpctl_counters *c)
 	printf("%s\n", any ? "" : " none");
 }
 
-static void print_policy(const struct env *e, const struct policy *p)
+static void jw_ku64_or_null(struct jw *w, const char *k, bool ok, __u64 v)
+{
+	jw_key(w, k);
+	if (ok) jw_u64(w, v); else jw_null(w);
+}
+
+static void sample_json(struct jw *w, const struct mthpctl_state *s)
+{
+	jw_obj_open(w);
+	jw_ku64(w, "samples", s->nr_samples);
+	jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
+	jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
+	jw_ku64(w, "usage_bytes", s->usage);
+	jw_ku64(w, "usage_peak_bytes", s->usage_peak);
+	jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
+	jw_kbool(w, "pressure", s->pressure);
+	jw_kbool(w, "low_usage", s->low_usage);
+	jw_ku64(w, "growth_per_window_bytes", s->growth);
+	jw_key(w, "ladder");
+	jw_obj_open(w);
+	jw_ku64(w, "rung_kb", (mthpctl_page_size() << s->rung) >> 10);
+	jw_ku64(w, "good_rung_kb", s->good_rung ?
+		(mthpctl_page_size() << (s->good_rung - 1)) >> 10 : 0);
+	jw_ku64(w, "backoff_windows", s->backoff);
+	jw_kbool(w, "trial", s->probe_from != MTHPCTL_NO_PROBE && s->pressure);
+	jw_ku64(w, "steps_down", s->steps_down);
+	jw_ku64(w, "steps_up", s->steps_up);
+	jw_obj_close(w);
+	jw_obj_close(w);
+}
+
+static void print_policy_json(const struct env *e, const struct policy *p)
 {
 	struct jw *w = &g.jw;
+	__u32 reason = MTHPCTL_REASON_NONE;
+	bool stats = e->bpf_stats > 0 && p->prog_id;
+	__u64 mask = 0;
+	int o;
+
+	if (knows_allowed(p))
+		mask = allowed_mask(e, p, &reason);
+	jw_obj_open(w);
+	jw_kstr(w, "cgroup", p->cgroup);
+	jw_ku64(w, "cgroup_id", p->id);
+	jw_kstr(w, "pin", p->dir);
+	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
+	jw_kbool(w, "attached", p->attached);
+	if (p->have_params)
+		mthpctl_params_json(w, &p->params);
+	jw_key(w, "allowed_sizes_kb");
+	jw_arr_open(w);
+	if (knows_allowed(p)) {
+		jw_u64(w, mthpctl_page_size() >> 10);
+		for (o = 1; o < 64; o++)
+			if (mask & (1ULL << o))
+				jw_u64(w, (mthpctl_page_size() << o) >> 10);
+	}
+	jw_arr_close(w);
+	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
+			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
+	jw_key(w, "sample");
+	if (p->have_entry)
+		sample_json(w, &p->entry.state);
+	else
+		jw_null(w);
+	jw_key(w, "live");
+	jw_obj_open(w);
+	jw_key(w, "memory_full_avg10");
+	if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
+	jw_ku64_or_null(w, "anon_shmem_bytes", p->live_usage, p->usage);
+	jw_obj_close(w);
+	/* cgroups of the subtree that hold state now (null: not known) */
+	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
+	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
+	jw_key(w, "hook");
+	jw_obj_open(w);
+	jw_ku64_or_null(w, "prog_id", p->prog_id, p->prog_id);
+	jw_ku64_or_null(w, "struct_ops_map_id", p->link_ok && p->link.map_id, p->link.map_id);
+	jw_ku64_or_null(w, "run_cnt", stats, p->run_cnt);
+	jw_ku64_or_null(w, "run_time_ns", stats, p->run_time_ns);
+	jw_key(w, "ns_per_call");
+	if (stats && p->run_cnt) jw_double(w, (double)p->run_time_ns / p->run_cnt); else jw_null(w);
+	jw_obj_close(w);
+	jw_key(w, "totals");
+	if (p->have_totals) {
+		jw_obj_open(w);
+		counters_json(w, &p->totals.cnt);
+		jw_ku64(w, "samples", p->totals.samples);
+		jw_ku64(w, "psi_errors", p->totals.psi_errors);
+		jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
+		jw_ku64(w, "entries_created", p->totals.entries_created);
+		jw_ku64(w, "queue_full", p->totals.queue_full);
+		jw_ku64(w, "gone", p->totals.gone);
+		jw_obj_close(w);
+	} else {
+		jw_null(w);
+	}
+	jw_obj_close(w);
+}
+
+static void print_policy_plain(const struct env *e, const struct policy *p)
+{
 	const struct mthpctl_state *s = &p->entry.state;
 	char desc[256], sizes[512], a[32], b[32];
 	__u32 reason = MTHPCTL_REASON_NONE;
 	__u64 mask = 0;
 
-	if (p->have_params && p->have_entry)
+	if (knows_allowed(p))
 		mask = allowed_mask(e, p, &reason);
-	else if (p->have_params && p->params.policy != MTHPCTL_POLICY_AUTO)
-		mask = allowed_mask(e, p, &reason);
-	if (g.json) {
-		jw_obj_open(w);
-		jw_kstr(w, "cgroup", p->cgroup_found ? p->cgroup : NULL);
-		jw_ku64(w, "cgroup_id", p->id);
-		jw_kstr(w, "pin", p->dir);
-		jw_key(w, "link_id");
-		if (p->link_ok) jw_u64(w, p->link.id); else jw_null(w);
-		jw_kbool(w, "attached", p->attached);
-		if (p->have_params)
-			mthpctl_params_json(w, &p->params);
-		jw_key(w, "allowed_sizes_kb");
-		jw_arr_open(w);
-		if (p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO)) {
-			int o;
-
-			jw_u64(w, mthpctl_page_size() >> 10);
-			for (o = 1; o < 64; o++)
-				if (mask & (1ULL << o))
-					jw_u64(w, (mthpctl_page_size() << o) >> 10);
-		}
-		jw_arr_close(w);
-		jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ? mthpctl_restriction(s) :
-							      MTHPCTL_REASON_NO_SAMPLE));
-		jw_key(w, "sample");
-		if (p->have_entry) {
-			jw_obj_open(w);
-			jw_ku64(w, "samples", s->nr_samples);
-			jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
-			jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
-			jw_ku64(w, "usage_bytes", s->usage);
-			jw_ku64(w, "usage_peak_bytes", s->usage_peak);
-			jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
-			jw_kbool(w, "pressure", s->pressure);
-			jw_kbool(w, "low_usage", s->low_usage);
-			jw_ku64(w, "growth_per_window_bytes", s->growth);
-			jw_key(w, "ladder");
-			jw_obj_open(w);
-			jw_ku64(w, "rung_kb", (mthpctl_page_size() << s->rung) >> 10);
-			jw_ku64(w, "good_rung_kb", s->good_rung ?
-				(mthpctl_page_size() << (s->good_rung - 1)) >> 10 : 0);
-			jw_ku64(w, "backoff_windows", s->backoff);
-			jw_kbool(w, "trial", s->probe_from != MTHPCTL_NO_PROBE && s->pressure);
-			jw_ku64(w, "steps_down", s->steps_down);
-			jw_ku64(w, "steps_up", s->steps_up);
-			jw_obj_close(w);
-			jw_obj_close(w);
-		} else {
-			jw_null(w);
-		}
-		jw_key(w, "live");
-		jw_obj_open(w);
-		jw_key(w, "memory_full_avg10");
-		if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
-		jw_key(w, "anon_shmem_bytes");
-		if (p->live_usage) jw_u64(w, p->usage); else jw_null(w);
-		jw_obj_close(w);
-		jw_ku64(w, "cgroups_tracked", p->have_totals ? p->totals.entries_created : 0);
-		jw_key(w, "totals");
-		if (p->have_totals) {
-			jw_obj_open(w);
-			counters_json(w, &p->totals.cnt);
-			jw_ku64(w, "samples", p->totals.samples);
-			jw_ku64(w, "psi_errors", p->totals.psi_errors);
-			jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
-			jw_ku64(w, "queue_full", p->totals.queue_full);
-			jw_ku64(w, "gone", p->totals.gone);
-			jw_obj_close(w);
-		} else {
-			jw_null(w);
-		}
-		jw_obj_close(w);
-		return;
-	}
-	printf("  %s (cgroup id %llu)\n", p->cgroup_found ? p->cgroup : "(cgroup removed)",
+	printf("  %s (cgroup id %llu)\n", p->cgroup ? p->cgroup : "(cgroup removed)",
 	       (unsigned long long)p->id);
 	printf("    policy:        %s\n", p->have_params ?
 	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
@@ -450,13 +609,14 @@ static void print_policy(const struct env *e, const struct policy *p)
 	else
 		printf("    link:          missing (run detach --all)\n");
 	printf("    pin:           %s\n", p->dir);
-	if (p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO))
+	if (knows_allowed(p))
 		printf("    allows now:    %s%s%s%s\n", sizes_str(mask, sizes, sizeof(sizes)),
 		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");
 	else
 		printf("    allows now:    4K only (no-sample: no THP decision yet)\n");
 	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_STALL))
-		printf("    memory stall:  %s per %s (policy)", mthpctl_format_duration(s->stall_rate_ns / 1000000 * 1000000, a, sizeof(a)),
+		printf("    memory stall:  %s per %s (policy)",
+		       mthpctl_format_duration(s->stall_rate_ns / 1000000 * 1000000, a, sizeof(a)),
 		       mthpctl_format_duration(p->params.window_ns, b, sizeof(b)));
 	else
 		printf("    memory stall:  - (policy)");
@@ -474,13 +634,25 @@ static void print_policy(const struct env *e, const struct policy *p)
 	else
 		printf("\n");
 	if (p->have_totals)
-		counters_text("decisions:", &p->totals.cnt);
+		counters_plain("decisions:", &p->totals.cnt);
 	if (p->have_entry && s->pressure)
 		printf("    size ladder:   at %s%s, %llu steps down, %llu up\n",
 		       mthpctl_format_size(mthpctl_page_size() << s->rung, a, sizeof(a)),
 		       s->probe_from != MTHPCTL_NO_PROBE ? " (trial)" : "",
 		       (unsigned long long)s->steps_down, (unsigned long long)s->steps_up);
-	printf("    cgroups:       %llu given state in the subtree\n",
+	if (e->bpf_stats > 0 && p->prog_id && p->run_cnt)
+		printf("    hook cost:     %.0f ns per call over %llu calls (bpf_stats, prog id %u)\n",
+		       (double)p->run_time_ns / p->run_cnt, (unsigned long long)p->run_cnt, p->prog_id);
+	else if (e->bpf_stats > 0 && p->prog_id)
+		printf("    hook cost:     no calls since bpf_stats was turned on (prog id %u)\n", p->prog_id);
+	else if (e->bpf_stats > 0)
+		printf("    hook cost:     - (its choose_orders program was not found)\n");
+	else
+		printf("    hook cost:     - (sysctl kernel.bpf_stats_enabled=1 to measure)\n");
+	printf("    cgroups:       ");
+	if (p->cg_state >= 0)
+		printf("%ld of %ld in the subtree with state now, ", p->cg_state, p->cg_subtree);
+	printf("%llu given state since attach\n",
 	       (unsigned long long)(p->have_totals ? p->totals.entries_created : 0));
 }
 
@@ -491,17 +663,51 @@ static int cmp_policy(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Every pin directory (or only's), with what its pins say. */
+static size_t gather_pin_dirs(__u64 only, struct policy **out)
+{
+	struct policy *pol = NULL, *np;
+	struct dirent *de;
+	size_t n = 0;
+	__u64 id;
+	DIR *d;
+
+	d = opendir(MTHPCTL_PIN_ROOT);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (mthpctl_pin_parse(de->d_name, &id) || (only && id != only))
+			continue;
+		np = realloc(pol, (n + 1) * sizeof(*pol));
+		if (!np)
+			break;
+		pol = np;
+		memset(&pol[n], 0, sizeof(pol[n]));
+		pol[n].id = id;
+		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
+		gather_pins(&pol[n]);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(pol, n, sizeof(*pol), cmp_policy);
+	*out = pol;
+	return n;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct status_args a = {};
+	struct mthpctl_cg_entry **bypath = NULL;
+	struct mthpctl_cg_table t = {};
 	struct policy *pol = NULL;
+	char *root = NULL;
 	struct env e;
-	size_t n = 0, i;
+	size_t n, i;
 	__u64 only = 0;
-	struct dirent *de;
-	DIR *d;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	mthpctl_timing(NULL);
 	if (a.cgroup) {
 		int err;
 		enum mthpctl_cg_result cr = mthpctl_cgroup_check(a.cgroup, &mthpctl_real_fsops, &only, &err);
@@ -511,50 +717,56 @@ int cmd_status(int argc, char **argv)
 					     cr == MTHPCTL_CG_ERROR ? strerror(err) : mthpctl_cgroup_strerror(cr));
 	}
 	gather_env(&e);
-	d = opendir(MTHPCTL_PIN_ROOT);
-	if (d) {
-		while ((de = readdir(d))) {
-			struct policy *np;
-			__u64 id;
-
-			if (mthpctl_pin_parse(de->d_name, &id) || (only && id != only))
-				continue;
-			np = realloc(pol, (n + 1) * sizeof(*pol));
-			if (!np)
-				break;
-			pol = np;
-			memset(&pol[n], 0, sizeof(pol[n]));
-			pol[n].id = id;
-			snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-			gather_policy(&e, &pol[n]);
-			n++;
+	mthpctl_timing("env");
+	n = gather_pin_dirs(only, &pol);
+	mthpctl_timing("pins");
+	if (n) {
+		/* one walk: the subtree of --cgroup, or the whole cgroup2 tree */
+		root = a.cgroup ? realpath(a.cgroup, NULL) : e.cg2[0] ? strdup(e.cg2) : NULL;
+		if (root && !mthpctl_cgroup_table_build(root, &t) && t.n)
+			bypath = malloc(t.n * sizeof(*bypath));
+		if (bypath) {
+			for (i = 0; i < t.n; i++)
+				bypath[i] = &t.e[i];
+			qsort(bypath, t.n, sizeof(*bypath), cmp_path);
 		}
-		closedir(d);
+		for (i = 0; i < n; i++) {
+			if (bypath)
+				gather_cgroup(&pol[i], &t, bypath);
+			if (pol[i].cgstate_fd >= 0)
+				close(pol[i].cgstate_fd);
+		}
+		mthpctl_timing("cgroups");
+		gather_hooks(pol, n);
+		mthpctl_timing("hooks");
 	}
-	if (n)
-		qsort(pol, n, sizeof(*pol), cmp_policy);
 
 	if (g.json) {
 		mthpctl_json_begin();
 		jw_obj_open(&g.jw);
-		print_env(&e);
+		print_env_json(&e);
 		jw_kbool(&g.jw, "policies_readable", e.root || n);
 		jw_key(&g.jw, "policies");
 		jw_arr_open(&g.jw);
 		for (i = 0; i < n; i++)
-			print_policy(&e, &pol[i]);
+			print_policy_json(&e, &pol[i]);
 		jw_arr_close(&g.jw);
 		jw_obj_close(&g.jw);
 	} else {
-		print_env(&e);
+		print_env_plain(&e);
 		printf("policies:\n");
 		if (!n && !e.root)
 			printf("  (run as root to read %s)\n", MTHPCTL_PIN_ROOT);
 		else if (!n)
 			printf("  none%s%s\n", a.cgroup ? " attached to " : "", a.cgroup ? a.cgroup : "");
 		for (i = 0; i < n; i++)
-			print_policy(&e, &pol[i]);
+			print_policy_plain(&e, &pol[i]);
 	}
+	fflush(stdout);
+	mthpctl_timing("print");
+	free(bypath);
+	mthpctl_cgroup_table_free(&t);
+	free(root);
 	free(pol);
 	free(e.hp);
 	return MTHPCTL_EXIT_OK;

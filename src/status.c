@@ -361,12 +361,59 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 	}
 }
 
+static bool prog_stats(int fd, struct policy *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_prog_get_info_by_fd(fd, &info, &len) || info.type != BPF_PROG_TYPE_STRUCT_OPS)
+		return false;
+	p->prog_id = info.id;
+	p->run_cnt = info.run_cnt;
+	p->run_time_ns = info.run_time_ns;
+	return true;
+}
+
 /*
- * The run-time statistics of each policy's choose_orders program. Nothing
- * links the pins to the program directly (the struct_ops map holds it), so
- * walk the loaded programs once and match them by the totals map they use.
+ * The policy's choose_orders program: the kernel keeps the ids of a
+ * struct_ops map's programs in its value, at the offsets the BTF probe found.
  */
-static void gather_hooks(struct policy *pol, size_t n)
+static bool gather_hook(const struct env *e, struct policy *p)
+{
+	int doff = e->k.ops_data_off, moff = e->k.ops_fn_off, fd;
+	struct bpf_map_info info;
+	__u32 zero = 0;
+	unsigned long id = 0;
+	char *buf;
+
+	if (!p->link_ok || !p->link.map_id || doff < 0 || moff < 0)
+		return false;
+	fd = bpf_map_get_fd_by_id(p->link.map_id);
+	if (fd < 0)
+		return false;
+	buf = NULL;
+	if (map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
+	    (__u32)(doff + moff) + sizeof(id) <= info.value_size &&
+	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf))
+		memcpy(&id, buf + doff + moff, sizeof(id));
+	free(buf);
+	close(fd);
+	if (!id || id > ~0U)
+		return false;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return false;
+	id = prog_stats(fd, p);
+	close(fd);
+	return id;
+}
+
+/*
+ * Without the offsets: walk the loaded programs once and match them by the
+ * totals map they use.
+ */
+static void gather_hooks_by_maps(struct policy *pol, size_t n)
 {
 	__u32 id = 0, maps[32], i, k;
 	size_t j;
@@ -394,14 +441,23 @@ static void gather_hooks(struct policy *pol, size_t n)
 			k = info.nr_map_ids < nr ? info.nr_map_ids : nr;
 			for (i = 0; i < k; i++)
 				for (j = 0; j < n; j++)
-					if (pol[j].totals_map_id && pol[j].totals_map_id == maps[i]) {
-						pol[j].prog_id = info.id;
-						pol[j].run_cnt = info.run_cnt;
-						pol[j].run_time_ns = info.run_time_ns;
-					}
+					if (!pol[j].prog_id && pol[j].totals_map_id &&
+					    pol[j].totals_map_id == maps[i])
+						prog_stats(fd, &pol[j]);
 		}
 		close(fd);
 	}
+}
+
+static void gather_hooks(const struct env *e, struct policy *pol, size_t n)
+{
+	size_t i, missing = 0;
+
+	for (i = 0; i < n; i++)
+		if (!gather_hook(e, &pol[i]) && pol[i].link_ok)
+			missing++;
+	if (missing)
+		gather_hooks_by_maps(pol, n);
 }
 
 /*
@@ -737,7 +793,7 @@ int cmd_status(int argc, char **argv)
 				close(pol[i].cgstate_fd);
 		}
 		mthpctl_timing("cgroups");
-		gather_hooks(pol, n);
+		gather_hooks(&e, pol, n);
 		mthpctl_timing("hooks");
 	}
 

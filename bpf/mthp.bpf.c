@@ -98,6 +98,35 @@ struct {
 	__type(value, struct sampler);
 } sampler SEC(".maps");
 
+/*
+ * The hook's clock: the jiffies counter (bpf_jiffies64() is inlined by the
+ * verifier to a load) scaled by ns_per_jiffy, which the sampler measures
+ * against bpf_ktime_get_ns(). It only gates how often a cgroup is queued
+ * for a sample, so a tick (a few ms) of resolution is plenty, and the fault
+ * path makes no clock call. Until the first second has been measured the
+ * hook uses bpf_ktime_get_ns().
+ */
+__u64 calib_t0, calib_j0, ns_per_jiffy;
+
+static __always_inline __u64 hook_now(void)
+{
+	__u64 npj = ns_per_jiffy;
+
+	return npj ? bpf_jiffies64() * npj : bpf_ktime_get_ns();
+}
+
+static void calibrate(void)
+{
+	__u64 t = bpf_ktime_get_ns(), j = bpf_jiffies64();
+
+	if (!calib_t0) {
+		calib_t0 = t;
+		calib_j0 = j;
+	} else if (j > calib_j0 && t - calib_t0 >= 1000000000ULL) {
+		ns_per_jiffy = (t - calib_t0) / (j - calib_j0);
+	}
+}
+
 static __always_inline struct mthpctl_totals *get_totals(void)
 {
 	__u32 k = 0;
@@ -143,8 +172,11 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 		return;
 	}
 	e = bpf_cgrp_storage_get(&cgstate, cgrp, 0, 0);
-	if (!e)
+	if (!e) {
+		if (t)
+			inc(&t->no_state);
 		goto out;
+	}
 
 	if (bpf_ksym_exists(bpf_get_mem_cgroup) &&
 	    bpf_ksym_exists(bpf_mem_cgroup_page_state)) {
@@ -204,16 +236,22 @@ static long sample_next(__u64 i, void *ctx)
 /* The sampler work item: every queued cgroup, once. */
 static int sampler_cb(void *map, int *key, void *value)
 {
+	struct mthpctl_totals *t = get_totals();
+
+	if (t)
+		inc(&t->sampler_runs);
+	calibrate();
 	if (!bpf_ksym_exists(bpf_cgroup_from_id))
 		return 0;
 	bpf_loop(MTHPCTL_PENDING_MAX, sample_next, NULL, 0);
 	return 0;
 }
 
-static __always_inline void kick_sampler(void)
+static __always_inline void kick_sampler(struct mthpctl_totals *t)
 {
 	struct sampler *w;
 	__u32 k = 0;
+	int err;
 
 	if (!bpf_ksym_exists(bpf_wq_init) || !bpf_ksym_exists(bpf_wq_set_callback) ||
 	    !bpf_ksym_exists(bpf_wq_start))
@@ -225,14 +263,18 @@ static __always_inline void kick_sampler(void)
 		/* one CPU sets the work item up, once */
 		if (__sync_val_compare_and_swap(&w->ready, 0, 1) != 0)
 			return;
-		if (bpf_wq_init(&w->wq, &sampler, 0) ||
+		err = bpf_wq_init(&w->wq, &sampler, 0);
+		if ((err && err != -16 /* EBUSY: set up by an earlier try */) ||
 		    bpf_wq_set_callback(&w->wq, sampler_cb, 0)) {
 			w->ready = 0;
+			if (t)
+				inc(&t->wq_errors);
 			return;
 		}
 		w->ready = 2;
 	}
-	bpf_wq_start(&w->wq, 0);
+	if (bpf_wq_start(&w->wq, 0) && t)
+		inc(&t->wq_errors);
 }
 
 /* Queue a sample of the cgroup if its last one is old enough. */
@@ -240,7 +282,7 @@ static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
 					 const struct mthpctl_params *p,
 					 struct mthpctl_totals *t)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = hook_now();
 	__u64 last = e->last_kick_ns;
 
 	if (last && now - last < mthpctl_sample_interval(p, &e->state))
@@ -256,7 +298,7 @@ static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
 		return;
 	}
 	inc(&e->nr_kicks);
-	kick_sampler();
+	kick_sampler(t);
 }
 
 SEC("struct_ops/choose_orders")
@@ -283,10 +325,14 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 			s = &e->state;
 		if (tva == MTHPCTL_TVA_PAGEFAULT && vma) {
 			/* plain loads (BTF pointer walk), no helper calls */
-			vi.vma_bytes = vma->vm_end - vma->vm_start;
-			vi.mm_anon_bytes = (__u64)vma->vm_mm->rss_stat[MM_ANONPAGES].count
-					   << page_shift;
-			vip = &vi;
+			struct mm_struct *mm = vma->vm_mm;
+
+			if (mm) {
+				vi.vma_bytes = vma->vm_end - vma->vm_start;
+				vi.mm_anon_bytes = (__u64)mm->rss_stat[MM_ANONPAGES].count
+						   << page_shift;
+				vip = &vi;
+			}
 		}
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);

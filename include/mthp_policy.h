@@ -161,11 +161,13 @@ struct mthpctl_state {
  * A page fault in a mapping of at least MTHPCTL_SPARSE_MIN_VMA bytes whose
  * process has fewer anonymous bytes resident than 1/MTHPCTL_SPARSE_DIV of
  * the mapping gets 4 KiB: touching one page per 128 KiB of a large mapping
- * would otherwise fill all of it with large folios. A dense process passes
- * the mark after its first 1/16 of the mapping.
+ * would otherwise fill all of it with large folios (32x the memory). The
+ * price: a process with no other memory that fills a new mapping densely
+ * gets 4 KiB for the first 1/32 of it (the hook is not told the faulting
+ * address, so density can only be judged from what is resident).
  */
-#define MTHPCTL_SPARSE_MIN_VMA	(8ULL << 20)
-#define MTHPCTL_SPARSE_DIV	16
+#define MTHPCTL_SPARSE_MIN_VMA	(16ULL << 20)
+#define MTHPCTL_SPARSE_DIV	32
 
 /* What the hook knows of the faulting mapping (0/0 = unknown). */
 struct mthpctl_vma_info {

@@ -40,6 +40,9 @@ struct mthpctl_totals {
 	__u64 entries_created;	/* cgroups given state */
 	__u64 queue_full;	/* sample requests dropped (retried later) */
 	__u64 gone;		/* queued cgroups removed before their sample */
+	__u64 sampler_runs;	/* runs of the sampler work item */
+	__u64 wq_errors;	/* the sampler work item could not be set up or started */
+	__u64 no_state;		/* a queued cgroup had no state (storage full?) */
 };
 
 /* Number of sample requests that may wait at once (not a limit on the

@@ -197,6 +197,10 @@ static int pin_maps(struct mthp_bpf *skel, const char *dir)
 	struct { const char *name; struct bpf_map *map; } m[] = {
 		{ "conf", skel->maps.rodata },
 		{ "cgstate", skel->maps.cgstate },
+		/* a map holding a bpf_wq must keep a user reference (pinned),
+		 * or the kernel refuses to set the work item up */
+		{ "sampler", skel->maps.sampler },
+		{ "pending", skel->maps.pending },
 		{ "totals", skel->maps.totals },
 	};
 	char path[4096];

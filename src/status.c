@@ -639,6 +639,9 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 		jw_ku64(w, "entries_created", p->totals.entries_created);
 		jw_ku64(w, "queue_full", p->totals.queue_full);
 		jw_ku64(w, "gone", p->totals.gone);
+		jw_ku64(w, "sampler_runs", p->totals.sampler_runs);
+		jw_ku64(w, "wq_errors", p->totals.wq_errors);
+		jw_ku64(w, "no_state", p->totals.no_state);
 		jw_obj_close(w);
 	} else {
 		jw_null(w);

@@ -245,9 +245,9 @@ static void growth_rule(void **state)
 static void sparse_mapping(void **state)
 {
 	struct mthpctl_state s = {};
-	struct mthpctl_vma_info sparse = { .vma_bytes = 32 * MB, .mm_anon_bytes = 1 * MB };
-	struct mthpctl_vma_info dense = { .vma_bytes = 32 * MB, .mm_anon_bytes = 2 * MB };
-	struct mthpctl_vma_info small = { .vma_bytes = 4 * MB, .mm_anon_bytes = 0 };
+	struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
+	struct mthpctl_vma_info dense = { .vma_bytes = 64 * MB, .mm_anon_bytes = 2 * MB };
+	struct mthpctl_vma_info small = { .vma_bytes = 8 * MB, .mm_anon_bytes = 0 };
 	__u32 r;
 
 	feed(&auto_p, &s, 1000, 0, 64);

@@ -7,7 +7,8 @@
  * appeared after `mthpctl attach` (program ids only grow). The floor is an
  * empty choose_orders ("return orders;", two instructions) that this file
  * loads without an object file: a STRUCT_OPS program against the vmlinux
- * BTF of struct bpf_mthp_ops, a struct_ops map holding it, and a link to
+ * BTF of struct bpf_mthp_ops, a struct_ops map holding it (with a one-type
+ * BTF as its btf_fd, which the kernel requires), and a link to
  * the cgroup with BPF_F_CGROUP_FD, the way mthpctl attach links the policy.
  * The link lives as long as its fd: closing it (or our exit) detaches.
  */
@@ -103,7 +104,7 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	int ops_id, val_id, doff, moff, midx = 0, map_fd = -1, cg_fd = -1, err = 0;
-	struct btf *btf;
+	struct btf *btf, *ubtf = NULL;
 	__u32 zero = 0;
 	__s64 vsize;
 	char *val = NULL;
@@ -136,9 +137,18 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 			goto out;
 		}
 	}
+	/* a struct_ops map needs a program BTF (btf_fd) next to the vmlinux
+	 * value type, as if it came from an object file: one int will do */
+	ubtf = btf__new_empty();
+	if (!ubtf || btf__add_int(ubtf, "int", 4, BTF_INT_SIGNED) < 0 ||
+	    btf__load_into_kernel(ubtf)) {
+		err = -errno ? -errno : -EINVAL;
+		snprintf(note, len, "floor: loading a BTF failed: %s", strerror(-err));
+		goto out;
+	}
 	{
 		LIBBPF_OPTS(bpf_map_create_opts, mopts, .btf_vmlinux_value_type_id = val_id,
-			    .map_flags = BPF_F_LINK);
+			    .btf_fd = btf__fd(ubtf), .map_flags = BPF_F_LINK);
 
 		map_fd = bpf_map_create(BPF_MAP_TYPE_STRUCT_OPS, "mthp_floor", 4, vsize, 1, &mopts);
 		if (map_fd < 0) {
@@ -174,6 +184,7 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 		}
 	}
 out:
+	btf__free(ubtf);
 	free(val);
 	if (map_fd >= 0)
 		close(map_fd);

@@ -61,6 +61,62 @@ struct env {
 	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
 };
 
+static int cmp_hp(const void *a, const void *b)
+{
+	const struct mthpctl_hp_size *x = a, *y = b;
+
+	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
+}
+
+/*
+ * The sizes for the plain output: "enabled" and the two counters it prints
+ * (3 files per size; every stat, as JSON has them, is ~20 files per size,
+ * each an open/read/close: most of a one-policy status under emulation).
+ */
+static int scan_hugepages_plain(struct mthpctl_hp_size **out)
+{
+	static const char *const stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
+	struct mthpctl_hp_size *v = NULL, *nv, *hp;
+	char path[600], buf[128];
+	struct dirent *de;
+	size_t n = 0, i;
+	__u64 kb;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(MTHPCTL_THP_DIR);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (mthpctl_parse_hp_dirname(de->d_name, &kb))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		hp = &v[n++];
+		memset(hp, 0, sizeof(*hp));
+		hp->size_kb = kb;
+		snprintf(path, sizeof(path), "%s/%s/enabled", MTHPCTL_THP_DIR, de->d_name);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
+			hp->has_enabled = true;
+		for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s/stats/%s", MTHPCTL_THP_DIR,
+				 de->d_name, stats[i]);
+			if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
+				continue;
+			snprintf(hp->stats[hp->nr_stats].name, sizeof(hp->stats[0].name), "%s", stats[i]);
+			hp->stats[hp->nr_stats++].value = strtoull(buf, NULL, 10);
+		}
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_hp);
+	*out = v;
+	return (int)n;
+}
+
 static void gather_env(struct env *e)
 {
 	static char buf[65536];
@@ -69,6 +125,7 @@ static void gather_env(struct env *e)
 
 	memset(e, 0, sizeof(*e));
 	mthpctl_probe_kernel(&e->k);
+	mthpctl_timing("probe");
 	e->psi = mthpctl_read_file("/proc/pressure/memory", buf, sizeof(buf)) > 0 &&
 		 !mthpctl_parse_psi(buf, &psi);
 	if (mthpctl_read_file("/proc/self/mountinfo", buf, sizeof(buf)) > 0) {
@@ -88,7 +145,9 @@ static void gather_env(struct env *e)
 	e->bpf_stats = -1;
 	if (mthpctl_read_file("/proc/sys/kernel/bpf_stats_enabled", buf, 16) > 0)
 		e->bpf_stats = atoi(buf) != 0;
-	e->nr_hp = mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp);
+	mthpctl_timing("mounts");
+	e->nr_hp = g.json ? mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp) :
+			    scan_hugepages_plain(&e->hp);
 	if (e->nr_hp < 0)
 		e->nr_hp = 0;
 	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, 256) > 0)
@@ -731,11 +790,24 @@ static size_t gather_pin_dirs(__u64 only, struct policy **out)
 	__u64 id;
 	DIR *d;
 
+	if (only) {
+		/* one policy: its directory, no listing */
+		char dir[4096];
+
+		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) ||
+		    access(dir, F_OK) || !(pol = calloc(1, sizeof(*pol))))
+			return 0;
+		pol->id = only;
+		snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
+		gather_pins(pol);
+		*out = pol;
+		return 1;
+	}
 	d = opendir(MTHPCTL_PIN_ROOT);
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		if (mthpctl_pin_parse(de->d_name, &id) || (only && id != only))
+		if (mthpctl_pin_parse(de->d_name, &id))
 			continue;
 		np = realloc(pol, (n + 1) * sizeof(*pol));
 		if (!np)
@@ -776,7 +848,7 @@ int cmd_status(int argc, char **argv)
 					     cr == MTHPCTL_CG_ERROR ? strerror(err) : mthpctl_cgroup_strerror(cr));
 	}
 	gather_env(&e);
-	mthpctl_timing("env");
+	mthpctl_timing("hugepages");
 	n = gather_pin_dirs(only, &pol);
 	mthpctl_timing("pins");
 	if (n) {

@@ -154,6 +154,12 @@ demo: mthpctl vm-tests
 bench: mthpctl
 	$(Q)scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))
 
+# Many policies at once in the VM (scripts/bench-scale.sh): attach and status
+# times, kernel memory per policy; SCALE_N=N policies (default 200).
+.PHONY: bench-scale
+bench-scale: mthpctl
+	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))
+
 $(OUTPUT)/man/%: man/%.rst
 	$(call msg,RST2MAN,$@)
 	$(Q)mkdir -p $(@D)

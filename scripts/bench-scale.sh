@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# `make bench-scale`: many policies at once. Creates N sibling cgroups under
+# /sys/fs/cgroup, attaches the auto policy to each (timing every attach and,
+# with MTHPCTL_DEBUG_TIMING, its load step: libbpf and the verifier), times
+# `mthpctl status`, `mthpctl -j status` and `status --cgroup` of one policy,
+# measures the kernel memory of a policy, then detaches everything and
+# removes the cgroups (also on error and on SIGINT/SIGTERM).
+#
+# Usage: scripts/bench-scale.sh [-n N] [-r REPEATS] [-o JSON] [-m MTHPCTL] [-b BASELINE]
+#        scripts/bench-scale.sh --vm [-k KDIR] [-n N] [-r REPEATS] [-b BASELINE]
+#   N        policies/cgroups (default 200)
+#   REPEATS  runs of each status timing (default 5)
+#   JSON     write the figures there as JSON
+#   BASELINE another mthpctl build (e.g. of an older commit) timed the same
+#            way with the same N policies attached: status, and 5 attaches
+#   --vm     boot the patched kernel (scripts/vm-run.sh) and run there;
+#            results in .output/bench-scale/<UTC date>/ (scale.txt, scale.json)
+# Without --vm it must run as root on the patched kernel (the VM).
+#
+# Every time is the wall time of a whole mthpctl process; `mthpctl --version`
+# is timed beside them for the cost of starting one (~100 ms under TCG).
+#
+# Memory per policy: the memlock of the policy's maps and program (from
+# /proc/self/fdinfo of each, the kernel's own accounting) and the growth of
+# Slab+VmallocUsed+Percpu in /proc/meminfo over all attaches, divided by N.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+M=$top/mthpctl
+n=200 repeats=5 json= vm=0 kdir= base=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) n=$2; shift 2 ;;
+	-r) repeats=$2; shift 2 ;;
+	-o) json=$2; shift 2 ;;
+	-m) M=$2; shift 2 ;;
+	-k) kdir=$2; shift 2 ;;
+	-b) base=$2; shift 2 ;;
+	--vm) vm=1; shift ;;
+	*) echo "bench-scale: unknown option $1 (see the header of $0)" >&2; exit 1 ;;
+	esac
+done
+[[ $n =~ ^[1-9][0-9]*$ && $repeats =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "bench-scale: -n and -r take a positive number" >&2; exit 1; }
+
+if [ $vm = 1 ]; then
+	out=$top/.output/bench-scale/$(date -u +%Y%m%d-%H%M%S)
+	mkdir -p "$out" && ln -sfn "$(basename "$out")" "$top/.output/bench-scale/latest"
+	cd "$top" || exit 1
+	scripts/vm-run.sh ${kdir:+-k "$kdir"} -o "$out" -t 3600 -- \
+		scripts/bench-scale.sh -n "$n" -r "$repeats" -o "$out/scale.json" -m "$M" ${base:+-b "$base"}
+	rc=$?
+	cp "$out/guest.out" "$out/scale.txt" 2>/dev/null
+	echo "bench-scale: exit $rc; table: $out/scale.txt, JSON: $out/scale.json" >&2
+	exit $rc
+fi
+
+[ "$(id -u)" = 0 ] || { echo "bench-scale: run as root in the VM (or use --vm)" >&2; exit 2; }
+[ -x "$M" ] || { echo "bench-scale: $M not found (make mthpctl)" >&2; exit 2; }
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+
+prefix=/sys/fs/cgroup/mthp-scale
+cgs=()
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+tmp=$(mktemp -d /tmp/mthp-scale.XXXXXX)
+
+cleanup() {
+	local cg
+	trap - EXIT INT TERM
+	for cg in "${cgs[@]}"; do
+		[ -d "/sys/fs/bpf/mthpctl/cg-$(stat -c %i "$cg" 2>/dev/null)" ] &&
+			"$M" detach --cgroup "$cg" >/dev/null 2>&1
+		rmdir "$cg" 2>/dev/null
+	done
+	echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'echo "bench-scale: interrupted, cleaning up" >&2; cleanup; exit 130' INT TERM
+
+now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }	# no fork
+# min median max of numbers on stdin (one per line), 3 decimals
+mmm() { sort -g | awk '{v[NR]=$1} END {if (!NR) {print "null null null"; exit}
+	m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
+	printf "%.3f %.3f %.3f\n", v[1], m, v[NR]}'; }
+meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
+kmem() { echo $(( $(meminfo Slab) + $(meminfo VmallocUsed) + $(meminfo Percpu) )); }
+
+# memlock bytes of one policy: its program, the maps the program uses and
+# the struct_ops map, each opened by id (bpf(2) through ctypes: the
+# toolchain's bootstrap bpftool has no map command)
+memlock() {	# PROG_ID STRUCT_OPS_MAP_ID
+	python3 - "$1" "$2" <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR_BPF, PROG_BY_ID, MAP_BY_ID, INFO = 321, 13, 14, 15
+def bpf(cmd, attr):
+    b = ctypes.create_string_buffer(attr, 64)
+    r = libc.syscall(NR_BPF, cmd, b, 64)
+    if r < 0:
+        raise OSError(ctypes.get_errno(), "bpf(%d)" % cmd)
+    return r
+def memlock(fd):
+    for l in open("/proc/self/fdinfo/%d" % fd):
+        if l.startswith("memlock:"):
+            return int(l.split()[1])
+    return 0
+prog = bpf(PROG_BY_ID, struct.pack("<I", int(sys.argv[1])))
+info = ctypes.create_string_buffer(256)
+bpf(INFO, struct.pack("<IIQ", prog, 256, ctypes.addressof(info)))
+nr = struct.unpack_from("<I", info, 52)[0]
+ids = (ctypes.c_uint32 * max(nr, 1))()
+info = ctypes.create_string_buffer(256)
+struct.pack_into("<IQ", info, 52, nr, ctypes.addressof(ids))
+bpf(INFO, struct.pack("<IIQ", prog, 256, ctypes.addressof(info)))
+total = {"prog": memlock(prog)}
+for mid in list(ids[:nr]) + [int(sys.argv[2])]:
+    fd = bpf(MAP_BY_ID, struct.pack("<I", mid))
+    total["map%d" % mid] = memlock(fd)
+    os.close(fd)
+os.close(prog)
+print(sum(total.values()), " ".join("%s=%d" % kv for kv in total.items()))
+PY
+}
+
+echo "bench-scale: $n cgroups under $prefix-*, kernel $(uname -r), $(nproc) CPUs"
+"$M" detach --all >/dev/null 2>&1
+sync; echo 3 >/proc/sys/vm/drop_caches
+for ((i = 1; i <= n; i++)); do
+	cg=$(printf '%s-%04d' "$prefix" "$i")
+	mkdir -p "$cg" || exit 1
+	cgs+=("$cg")
+done
+kmem0=$(kmem)
+
+: >"$tmp/attach" ; : >"$tmp/load"
+for cg in "${cgs[@]}"; do
+	t0=$(now_us)
+	MTHPCTL_DEBUG_TIMING=1 "$M" attach --cgroup "$cg" >/dev/null 2>"$tmp/err" ||
+		{ echo "bench-scale: attach $cg failed: $(grep -v timing: "$tmp/err")" >&2; exit 1; }
+	t1=$(now_us)
+	echo "$(( t1 - t0 ))" | awk '{printf "%.3f\n", $1 / 1000}' >>"$tmp/attach"
+	awk '$3 == "load" {print $4}' "$tmp/err" >>"$tmp/load"
+	awk '$2 == "timing:" && $3 != "load" {s += $4} END {printf "%.3f\n", s}' "$tmp/err" >>"$tmp/attach_rest.in"
+	# attach minus its load step: what mthpctl adds to libbpf and the verifier
+	paste -d' ' <(tail -n1 "$tmp/attach") <(tail -n1 "$tmp/load") |
+		awk '{printf "%.3f\n", $1 - $2}' >>"$tmp/attach_rest"
+	(( ${#cgs[@]} > 0 && $(wc -l <"$tmp/attach") % 25 == 0 )) &&
+		echo "bench-scale: $(wc -l <"$tmp/attach")/$n attached, last $(tail -n1 "$tmp/attach") ms" >&2
+done
+sync; echo 3 >/proc/sys/vm/drop_caches
+kmem1=$(kmem)
+first=${cgs[0]}
+
+jf=$("$M" -j status --cgroup "$first")
+prog=$(jq -r '.policies[0].hook.prog_id // empty' <<<"$jf")
+somap=$(jq -r '.policies[0].hook.struct_ops_map_id // empty' <<<"$jf")
+ml=$( [ -n "$prog" ] && [ -n "$somap" ] && memlock "$prog" "$somap")
+memlock_b=${ml%% *}
+
+npol=$("$M" -j status | jq '.policies | length')
+[ "$npol" = "$n" ] || echo "bench-scale: status lists $npol policies, want $n" >&2
+
+# FILE CMD...: append the wall ms of one run to FILE, and the sum of the
+# steps mthpctl reports with MTHPCTL_DEBUG_TIMING (its time in-process,
+# without starting the process) to FILE.in
+time_cmd() {
+	local f=$1 t0 t1; shift
+	t0=$(now_us); MTHPCTL_DEBUG_TIMING=1 "$@" >/dev/null 2>"$tmp/steps"; t1=$(now_us)
+	awk -v d=$(( t1 - t0 )) 'BEGIN {printf "%.3f\n", d / 1000}' >>"$f"
+	awk '$2 == "timing:" {s += $4} END {printf "%.3f\n", s}' "$tmp/steps" >>"$f.in"
+}
+for ((r = 0; r < repeats; r++)); do	# interleaved
+	time_cmd "$tmp/exec" "$M" --version	# starting a process, for reference
+	time_cmd "$tmp/status" "$M" status
+	time_cmd "$tmp/status_json" "$M" -j status
+	time_cmd "$tmp/status_one" "$M" status --cgroup "$first"
+	time_cmd "$tmp/status_one_json" "$M" -j status --cgroup "$first"
+done
+MTHPCTL_DEBUG_TIMING=1 "$M" status >/dev/null 2>"$tmp/status_steps"
+if [ -n "$base" ]; then
+	for ((i = 1; i <= 5; i++)); do
+		cg=$prefix-b$i
+		mkdir -p "$cg" && cgs+=("$cg")
+		time_cmd "$tmp/b_attach" "$base" attach --cgroup "$cg"
+	done
+	for ((i = 1; i <= 5; i++)); do
+		"$M" detach --cgroup "$prefix-b$i" >/dev/null
+	done
+	for ((r = 0; r < repeats; r++)); do
+		time_cmd "$tmp/b_status" "$base" status
+		time_cmd "$tmp/b_status_json" "$base" -j status
+		time_cmd "$tmp/b_status_one" "$base" status --cgroup "$first"
+	done
+fi
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+# some page faults in the first cgroup (64 MiB written) for the hook's cost
+sh -c 'echo $$ >"$1/cgroup.procs" && exec python3 -c "b = b\"x\" * (64 << 20)"' sh "$first"
+"$M" -j status --cgroup "$first" | jq -c '.policies[0].hook' >"$tmp/hook"
+echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
+
+: >"$tmp/detach"
+for cg in "${cgs[@]}"; do
+	time_cmd "$tmp/detach" "$M" detach --cgroup "$cg"
+done
+left=$(ls /sys/fs/bpf/mthpctl 2>/dev/null | grep -c '^cg-')
+
+per_kmem=$(( (kmem1 - kmem0) * 1024 / n ))
+read -r a_min a_med a_max < <(mmm <"$tmp/attach")
+read -r l_min l_med l_max < <(mmm <"$tmp/load")
+read -r ar_min ar_med ar_max < <(mmm <"$tmp/attach_rest")
+read -r x_min x_med x_max < <(mmm <"$tmp/exec")
+read -r s_min s_med s_max < <(mmm <"$tmp/status")
+read -r si_min si_med si_max < <(mmm <"$tmp/status.in")
+read -r ji_min ji_med ji_max < <(mmm <"$tmp/status_json.in")
+read -r oi_min oi_med oi_max < <(mmm <"$tmp/status_one.in")
+read -r oji_min oji_med oji_max < <(mmm <"$tmp/status_one_json.in")
+read -r ari_min ari_med ari_max < <(mmm <"$tmp/attach_rest.in")
+read -r j_min j_med j_max < <(mmm <"$tmp/status_json")
+read -r o_min o_med o_max < <(mmm <"$tmp/status_one")
+read -r oj_min oj_med oj_max < <(mmm <"$tmp/status_one_json")
+read -r d_min d_med d_max < <(mmm <"$tmp/detach")
+
+ok() { awk -v v="$1" -v l="$2" 'BEGIN {print (v != "" && v <= l) ? "ok" : "OVER"}'; }
+echo
+printf '%-34s %10s %10s %10s  %s\n' "$n policies" min median max target
+printf '%-34s %10s %10s %10s  %s\n' "attach ms" "$a_min" "$a_med" "$a_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "  load step ms (libbpf+verifier)" "$l_min" "$l_med" "$l_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "  attach minus load ms" "$ar_min" "$ar_med" "$ar_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "  same, in-process" "$ari_min" "$ari_med" "$ari_max" "< 100 ($(ok "$ari_med" 100))"
+printf '%-34s %10s %10s %10s  %s\n' "mthpctl --version ms (exec)" "$x_min" "$x_med" "$x_max" "(starting a process)"
+printf '%-34s %10s %10s %10s  %s\n' "status ms" "$s_min" "$s_med" "$s_max" "< 500 ($(ok "$s_med" 500))"
+printf '%-34s %10s %10s %10s  %s\n' "  in-process" "$si_min" "$si_med" "$si_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "-j status ms" "$j_min" "$j_med" "$j_max" "< 500 ($(ok "$j_med" 500))"
+printf '%-34s %10s %10s %10s  %s\n' "  in-process" "$ji_min" "$ji_med" "$ji_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "status --cgroup ms" "$o_min" "$o_med" "$o_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "  in-process" "$oi_min" "$oi_med" "$oi_max" "< 20 ($(ok "$oi_med" 20))"
+printf '%-34s %10s %10s %10s  %s\n' "-j status --cgroup ms" "$oj_min" "$oj_med" "$oj_max" ""
+printf '%-34s %10s %10s %10s  %s\n' "  in-process" "$oji_min" "$oji_med" "$oji_max" "< 20 ($(ok "$oji_med" 20))"
+printf '%-34s %10s %10s %10s  %s\n' "detach ms" "$d_min" "$d_med" "$d_max" ""
+printf '%-34s %10s  %s\n' "memlock per policy, bytes" "${memlock_b:-?}" "<= 65536 ($(ok "${memlock_b:-}" 65536))"
+printf '%-34s %10s  %s\n' "  (prog, maps by id)" "" "${ml#* }"
+printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= 65536 ($(ok "$per_kmem" 65536))"
+if [ -n "$base" ]; then
+	echo "baseline $base:"
+	for f in b_attach b_status b_status_json b_status_one; do
+		printf '%-34s %10s %10s %10s\n' "  ${f#b_} ms" $(mmm <"$tmp/$f")
+	done
+fi
+echo "status steps (ms, one run of $n): $(awk '{printf "%s %s  ", $3, $4}' "$tmp/status_steps")"
+echo "hook (bpf_stats on): $(cat "$tmp/hook")"
+echo "pins left after detach: $left"
+
+if [ -n "$json" ]; then
+	arr() { paste -sd, "$1"; }
+	cat >"$json" <<JSON
+{"n": $n, "repeats": $repeats, "kernel": "$(uname -r)", "cpus": $(nproc),
+ "attach_ms": {"min": $a_min, "median": $a_med, "max": $a_max, "all": [$(arr "$tmp/attach")]},
+ "load_ms": {"min": $l_min, "median": $l_med, "max": $l_max},
+ "attach_minus_load_ms": {"min": $ar_min, "median": $ar_med, "max": $ar_max},
+ "attach_minus_load_in_process_ms": {"min": $ari_min, "median": $ari_med, "max": $ari_max},
+ "status_in_process_ms": {"min": $si_min, "median": $si_med, "max": $si_max},
+ "status_json_in_process_ms": {"min": $ji_min, "median": $ji_med, "max": $ji_max},
+ "status_one_in_process_ms": {"min": $oi_min, "median": $oi_med, "max": $oi_max},
+ "status_one_json_in_process_ms": {"min": $oji_min, "median": $oji_med, "max": $oji_max},
+ "exec_ms": {"min": $x_min, "median": $x_med, "max": $x_max},
+ "status_ms": {"min": $s_min, "median": $s_med, "max": $s_max, "all": [$(arr "$tmp/status")]},
+ "status_json_ms": {"min": $j_min, "median": $j_med, "max": $j_max, "all": [$(arr "$tmp/status_json")]},
+ "status_one_ms": {"min": $o_min, "median": $o_med, "max": $o_max, "all": [$(arr "$tmp/status_one")]},
+ "status_one_json_ms": {"min": $oj_min, "median": $oj_med, "max": $oj_max, "all": [$(arr "$tmp/status_one_json")]},
+ "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max},
+ "memlock_per_policy_bytes": ${memlock_b:-null},
+ "kmem_delta_per_policy_bytes": $per_kmem,
+ "hook": $(cat "$tmp/hook" 2>/dev/null | grep . || echo null),
+ "pins_left": $left,
+ "baseline": $(if [ -n "$base" ]; then printf '{"attach_ms": [%s], "status_ms": [%s], "status_json_ms": [%s], "status_one_ms": [%s]}' "$(arr "$tmp/b_attach")" "$(arr "$tmp/b_status")" "$(arr "$tmp/b_status_json")" "$(arr "$tmp/b_status_one")"; else echo null; fi),
+ "targets": {"attach_minus_load_ms": 100, "status_ms": 500, "status_one_ms": 20, "memory_per_policy_bytes": 65536}}
+JSON
+	jq . "$json" >/dev/null || echo "bench-scale: $json is not valid JSON" >&2
+fi
+[ "$left" = 0 ]

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/statfs.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,6 +19,8 @@
 #include "parse.h"
 #include "pin.h"
 #include "sysfs.h"
+
+#define MTHPCTL_CGROUP2_DEFAULT	"/sys/fs/cgroup"
 
 struct status_args {
 	const char *cgroup;
@@ -121,6 +124,7 @@ static void gather_env(struct env *e)
 {
 	static char buf[65536];
 	struct mthpctl_psi psi;
+	struct statfs sfs;
 	char path[4200];
 
 	memset(e, 0, sizeof(*e));
@@ -128,7 +132,13 @@ static void gather_env(struct env *e)
 	mthpctl_timing("probe");
 	e->psi = mthpctl_read_file("/proc/pressure/memory", buf, sizeof(buf)) > 0 &&
 		 !mthpctl_parse_psi(buf, &psi);
-	if (mthpctl_read_file("/proc/self/mountinfo", buf, sizeof(buf)) > 0) {
+	if (statfs(MTHPCTL_CGROUP2_DEFAULT, &sfs) == 0 &&
+	    (unsigned long)sfs.f_type == MTHPCTL_CGROUP2_MAGIC &&
+	    statfs(MTHPCTL_BPFFS, &sfs) == 0 && (unsigned long)sfs.f_type == MTHPCTL_BPFFS_MAGIC) {
+		/* the usual places: no need to read every mount */
+		snprintf(e->cg2, sizeof(e->cg2), "%s", MTHPCTL_CGROUP2_DEFAULT);
+		e->bpffs = true;
+	} else if (mthpctl_read_file("/proc/self/mountinfo", buf, sizeof(buf)) > 0) {
 		mthpctl_find_mount(buf, "cgroup2", e->cg2, sizeof(e->cg2));
 		{
 			char bpf[256];
@@ -285,19 +295,27 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 	return true;
 }
 
-/* The per-CPU totals, summed. */
+/*
+ * The per-CPU totals, summed. Pins outlive the mthpctl that made them: a
+ * policy loaded by another version may have fewer or more counters; the
+ * ones both know are read (the kernel copies value_size per CPU, rounded
+ * up to 8 bytes).
+ */
 static bool read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 {
 	int n = libbpf_num_possible_cpus(), i;
-	size_t j, stride = (sizeof(*t) + 7) & ~7UL;
+	size_t j, stride, nr;
 	__u64 *all, *sum = (__u64 *)t;
 	struct bpf_map_info info;
 	__u32 zero = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!map_info(fd, &info) || n <= 0 || info.value_size != sizeof(*t))
+	if (!map_info(fd, &info) || n <= 0 || info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info.value_size < sizeof(t->cnt))
 		return false;
 	*map_id = info.id;
+	stride = ((size_t)info.value_size + 7) & ~7UL;
+	nr = (info.value_size < sizeof(*t) ? info.value_size : sizeof(*t)) / sizeof(__u64);
 	all = calloc(n, stride);
 	if (!all)
 		return false;
@@ -306,7 +324,7 @@ static bool read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 		return false;
 	}
 	for (i = 0; i < n; i++)
-		for (j = 0; j < sizeof(*t) / sizeof(__u64); j++)
+		for (j = 0; j < nr; j++)
 			sum[j] += all[i * stride / sizeof(__u64) + j];
 	free(all);
 	return true;

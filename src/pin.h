@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgroups,totals}
+ * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgstate,totals,sampler,pending}
  *   link     the struct_ops link attaching the policy to the cgroup
  *   conf     the policy's .rodata map (policy name and parameters)
- *   cgroups  per-cgroup state and counters (hash map)
- *   totals   per-policy counters (array map)
- * While --replace runs, cg-<id>.new and cg-<id>.old exist briefly.
+ *   cgstate  per-cgroup state (cgroup local storage; key: a cgroup dir fd)
+ *   totals   per-policy counters (per-CPU array)
+ *   sampler  the array holding the sampler's bpf_wq (must stay referenced)
+ *   pending  the queue of cgroup ids waiting for a sample
+ * While --replace runs, cg-<id>_new exists briefly.
  */
 #ifndef MTHPCTL_PIN_H
 #define MTHPCTL_PIN_H

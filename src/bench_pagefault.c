@@ -389,7 +389,7 @@ int bench_pagefault(struct bench_opts *o)
 			printf("note: policy rows skipped: %s\n", policy_note);
 		if (floor_skip)
 			printf("note: floor rows skipped: %s\n", floor_note);
-		printf("%-14s %-24s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
+		printf("%-14s %-28s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
 		       "mTHP fault allocs per run (size:count)");
 		for (m = 0; m < ncols; m++) {
 			struct pf_col *c = &cols[m];
@@ -404,7 +404,7 @@ int bench_pagefault(struct bench_opts *o)
 					 bench_spread_fmt(&c->ratio, "%.3f", b2, sizeof(b2)),
 					 c->ratio.n > 1 && bench_spread_contains(&c->ratio, 1.0) ?
 					 "(n.d.)" : "");
-			printf("%-14s %-24s %-34s  ", pf_col_name(m, o),
+			printf("%-14s %-28s %-34s  ", pf_col_name(m, o),
 			       bench_spread_fmt(&c->ns, "%.1f", b3, sizeof(b3)), rt);
 			for (s = 0; s < c->d.nr; s++)
 				if (c->d.v[s][0])

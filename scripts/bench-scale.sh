@@ -136,6 +136,9 @@ for ((i = 1; i <= n; i++)); do
 	cgs+=("$cg")
 done
 kmem0=$(kmem)
+vm0=$(meminfo VmallocUsed) slab0=$(meminfo Slab) pcpu0=$(meminfo Percpu)
+slabs() { awk 'NR > 2 {print $1, $3 * $4}' /proc/slabinfo 2>/dev/null; }	# name bytes
+slabs >"$tmp/slab0"
 
 : >"$tmp/attach" ; : >"$tmp/load"
 for cg in "${cgs[@]}"; do
@@ -143,17 +146,25 @@ for cg in "${cgs[@]}"; do
 	MTHPCTL_DEBUG_TIMING=1 "$M" attach --cgroup "$cg" >/dev/null 2>"$tmp/err" ||
 		{ echo "bench-scale: attach $cg failed: $(grep -v timing: "$tmp/err")" >&2; exit 1; }
 	t1=$(now_us)
-	echo "$(( t1 - t0 ))" | awk '{printf "%.3f\n", $1 / 1000}' >>"$tmp/attach"
-	awk '$3 == "load" {print $4}' "$tmp/err" >>"$tmp/load"
+	# no process substitution here: its children would be reaped late and
+	# their task_structs counted as the policies' memory
+	load=$(awk '$3 == "load" {print $4}' "$tmp/err")
+	awk -v us=$(( t1 - t0 )) -v l="${load:-0}" 'BEGIN {printf "%.3f\n", us / 1000; printf "%.3f\n", us / 1000 - l >"/dev/stderr"}' \
+		>>"$tmp/attach" 2>>"$tmp/attach_rest"
+	echo "${load:-0}" >>"$tmp/load"
 	awk '$2 == "timing:" && $3 != "load" {s += $4} END {printf "%.3f\n", s}' "$tmp/err" >>"$tmp/attach_rest.in"
-	# attach minus its load step: what mthpctl adds to libbpf and the verifier
-	paste -d' ' <(tail -n1 "$tmp/attach") <(tail -n1 "$tmp/load") |
-		awk '{printf "%.3f\n", $1 - $2}' >>"$tmp/attach_rest"
 	(( ${#cgs[@]} > 0 && $(wc -l <"$tmp/attach") % 25 == 0 )) &&
 		echo "bench-scale: $(wc -l <"$tmp/attach")/$n attached, last $(tail -n1 "$tmp/attach") ms" >&2
 done
+wait
+sleep 2
 sync; echo 3 >/proc/sys/vm/drop_caches
 kmem1=$(kmem)
+vm1=$(meminfo VmallocUsed) slab1=$(meminfo Slab) pcpu1=$(meminfo Percpu)
+slabs >"$tmp/slab1"
+# the slab caches that grew most, bytes per policy
+top_slabs=$(awk -v n="$n" 'NR == FNR {b[$1] = $2; next} {d = $2 - b[$1]; if (d > 0) print int(d / n), $1}' \
+	"$tmp/slab0" "$tmp/slab1" | sort -rn | head -n 6 | awk '{printf "%s %s, ", $2, $1}')
 first=${cgs[0]}
 
 jf=$("$M" -j status --cgroup "$first")
@@ -245,6 +256,9 @@ printf '%-34s %10s %10s %10s  %s\n' "detach ms" "$d_min" "$d_med" "$d_max" ""
 printf '%-34s %10s  %s\n' "memlock per policy, bytes" "${memlock_b:-?}" "<= 65536 ($(ok "${memlock_b:-}" 65536))"
 printf '%-34s %10s  %s\n' "  (prog, maps by id)" "" "${ml#* }"
 printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= 65536 ($(ok "$per_kmem" 65536))"
+printf '%-34s %10s  %s\n' "  Slab / Vmalloc / Percpu, B" "" \
+	"$(( (slab1 - slab0) * 1024 / n )) / $(( (vm1 - vm0) * 1024 / n )) / $(( (pcpu1 - pcpu0) * 1024 / n ))"
+printf '%-34s %10s  %s\n' "  slab caches grown most, B" "" "${top_slabs%, }"
 if [ -n "$base" ]; then
 	echo "baseline $base:"
 	for f in b_attach b_status b_status_json b_status_one; do
@@ -275,6 +289,7 @@ if [ -n "$json" ]; then
  "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max},
  "memlock_per_policy_bytes": ${memlock_b:-null},
  "kmem_delta_per_policy_bytes": $per_kmem,
+ "kmem_split_per_policy_bytes": {"slab": $(( (slab1 - slab0) * 1024 / n )), "vmalloc": $(( (vm1 - vm0) * 1024 / n )), "percpu": $(( (pcpu1 - pcpu0) * 1024 / n ))},
  "hook": $(cat "$tmp/hook" 2>/dev/null | grep . || echo null),
  "pins_left": $left,
  "baseline": $(if [ -n "$base" ]; then printf '{"attach_ms": [%s], "status_ms": [%s], "status_json_ms": [%s], "status_one_ms": [%s]}' "$(arr "$tmp/b_attach")" "$(arr "$tmp/b_status")" "$(arr "$tmp/b_status_json")" "$(arr "$tmp/b_status_one")"; else echo null; fi),

@@ -100,11 +100,14 @@ struct {
 
 /*
  * The hook's clock: the jiffies counter (bpf_jiffies64() is inlined by the
- * verifier to a load) scaled by ns_per_jiffy, which the sampler measures
- * against bpf_ktime_get_ns(). It only gates how often a cgroup is queued
- * for a sample, so a tick (a few ms) of resolution is plenty, and the fault
- * path makes no clock call. Until the first second has been measured the
- * hook uses bpf_ktime_get_ns().
+ * verifier to a load), converted to ns since the calibration point with
+ * ns_per_jiffy, which the sampler measures once against bpf_ktime_get_ns()
+ * over at least a second. It only gates how often a cgroup is queued for a
+ * sample, so a tick (a few ms) of resolution is plenty, and the fault path
+ * makes no clock call. It is measured once and never changed: a rate that
+ * moved by 1 ns per jiffy later would move this clock by seconds, backwards
+ * too, and a clock going back would queue a sample on every fault. Until
+ * the calibration is done the hook uses bpf_ktime_get_ns().
  */
 __u64 calib_t0, calib_j0, ns_per_jiffy;
 
@@ -112,13 +115,17 @@ static __always_inline __u64 hook_now(void)
 {
 	__u64 npj = ns_per_jiffy;
 
-	return npj ? bpf_jiffies64() * npj : bpf_ktime_get_ns();
+	if (!npj)
+		return bpf_ktime_get_ns();
+	return calib_t0 + (bpf_jiffies64() - calib_j0) * npj;
 }
 
 static void calibrate(void)
 {
 	__u64 t = bpf_ktime_get_ns(), j = bpf_jiffies64();
 
+	if (ns_per_jiffy)
+		return;
 	if (!calib_t0) {
 		calib_t0 = t;
 		calib_j0 = j;

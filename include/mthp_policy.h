@@ -158,6 +158,15 @@ struct mthpctl_state {
 #define MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW	16
 
 /*
+ * A sample closer than window / MTHPCTL_MIN_DT_DIV to the last one is not
+ * used: over a few microseconds the stall counter rarely moves, and a rate
+ * of zero would end a pressure episode that is still going on (the ladder
+ * would restart at its first rung again and again). The next sample then
+ * measures the whole, longer interval.
+ */
+#define MTHPCTL_MIN_DT_DIV	(2 * MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW)
+
+/*
  * A page fault in a mapping of at least MTHPCTL_SPARSE_MIN_VMA bytes whose
  * process has fewer anonymous bytes resident than 1/MTHPCTL_SPARSE_DIV of
  * the mapping gets 4 KiB: touching one page per 128 KiB of a large mapping
@@ -352,8 +361,11 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 
 	if (s->last_sample_ns && x->now_ns <= s->last_sample_ns)
 		return mthpctl_restriction(s);	/* time did not advance */
-	if (s->last_sample_ns)
+	if (s->last_sample_ns) {
 		dt = x->now_ns - s->last_sample_ns;
+		if (dt < p->window_ns / MTHPCTL_MIN_DT_DIV)
+			return mthpctl_restriction(s);	/* too close to measure */
+	}
 
 	if (dt && (x->flags & MTHPCTL_SAMPLE_STALL) &&
 	    (s->flags & MTHPCTL_SAMPLE_STALL) && x->stall_ns >= s->last_stall_ns) {

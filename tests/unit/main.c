@@ -13,5 +13,6 @@ int main(void)
 	failed += run_pin_tests();
 	failed += run_policy_tests();
 	failed += run_bench_tests();
+	failed += run_status_tests();
 	return failed ? 1 : 0;
 }

@@ -66,9 +66,6 @@ static void table(void **state)
 	rmdir(base);
 }
 
-/* To be registered in tests/unit/main.c and tests.h. */
-int run_status_tests(void);
-
 int run_status_tests(void)
 {
 	const struct CMUnitTest t[] = {

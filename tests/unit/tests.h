@@ -14,4 +14,5 @@ int run_cgroup_tests(void);
 int run_pin_tests(void);
 int run_policy_tests(void);
 int run_bench_tests(void);
+int run_status_tests(void);
 #endif

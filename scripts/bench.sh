@@ -3,20 +3,24 @@
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
 #   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle)
-#   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults; and
-#   pagefault_hook: auto --min-usage 0 and --hook-cost, the hook's cost per
-#   call against an empty choose_orders); sparse.
+#   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults
+#   against always: the overhead with large folios); pagefault_hook (auto
+#   --min-usage 1T, i.e. auto's whole decision path answering 4 KiB, against
+#   never: the overhead at 4 KiB; and --hook-cost: its ns per call against
+#   a near-empty choose_orders that also answers 4 KiB, called as often);
+#   sparse; the scale figures (scripts/bench-scale.sh, 200 policies).
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
 #   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
-#                 "pagefault", "pagefault_hook", "sparse"}
+#                 "pagefault", "pagefault_hook", "sparse", "scale"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
 #
 # Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
 #   KDIR      kernel result dir (default: scripts/kernel-build.sh, cached)
 #   REPEATS   runs per mode and level (default 3; BENCH_REPEATS in make)
 #   BENCH_SIZES (environment) the caps of the noBGSAVE run (default 16K,32K,64K)
+#   SCALE_N (environment) policies of the scale run (default 200)
 #   EXTRA     appended to every redis run, e.g. -- --keys 100000 --requests 100000
 #
 # Inside the guest the same script runs with --guest OUT.
@@ -58,9 +62,16 @@ guest() {
 	run redis_nobgsave redis --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
-	run pagefault_hook pagefault --modes always,policy --policy "auto --min-usage 0" --hook-cost
+	run pagefault_hook pagefault --modes never,policy --policy "auto --min-usage 1T" --hook-cost
 	run sparse sparse
 	swapoff /dev/zram0 2>/dev/null
+	echo "bench: scale: scripts/bench-scale.sh -n ${SCALE_N:-200}" >&2
+	{
+		echo "=== scale: scripts/bench-scale.sh -n ${SCALE_N:-200}"
+		"$top/scripts/bench-scale.sh" -n "${SCALE_N:-200}" -o "$out/scale.json" 2>&1
+		echo "(exit $?)"
+	} | tee -a bench.txt
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
 	python3 - "$out" "$t0" <<'PY'
 import json, os, sys, time
@@ -68,7 +79,8 @@ out, t0 = sys.argv[1], int(sys.argv[2])
 res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
-for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_hook", "sparse"):
+for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_hook", "sparse",
+          "scale"):
     try:
         res[n] = json.load(open(os.path.join(out, n + ".json")))
     except Exception as e:
@@ -109,6 +121,7 @@ start=$(date +%s)
 echo "bench: kernel $kdir, results in $out (redis under TCG takes long: see README.md)" >&2
 "$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
 	env BENCH_REPEATS="${BENCH_REPEATS:-3}" BENCH_SIZES="${BENCH_SIZES:-16K,32K,64K}" \
+	SCALE_N="${SCALE_N:-200}" \
 	"$top/scripts/bench.sh" --guest "$out" "$@"
 rc=$?
 echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json" >&2

@@ -75,7 +75,7 @@ static char policy_note[512], floor_note[512];
 
 static const char *pf_col_name(int col, const struct bench_opts *o)
 {
-	return col == PF_FLOOR ? "always+floor" : bench_mode_name(col, o);
+	return col == PF_FLOOR ? "floor-4K" : bench_mode_name(col, o);
 }
 
 static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
@@ -192,6 +192,7 @@ static void med_counters(const struct pf_run *runs, int n, struct bench_counters
 struct pf_col {
 	int n;
 	struct bench_spread ns, ratio;		/* ns per 4K; per-round ratio vs always */
+	struct bench_spread ratio_never;	/* per-round ratio vs never */
 	struct bench_spread call_ns;		/* hook ns per call */
 	__u64 calls;				/* median calls per run */
 	struct bench_memstat ms;
@@ -207,7 +208,7 @@ int bench_pagefault(struct bench_opts *o)
 	struct jw *w;
 	char b1[32], b2[64], b3[64];
 	int m, rep, ret = 0, k = 0, total = 0, s, i, ncols;
-	double overhead;
+	double overhead, overhead_never;
 
 	if (o->repeats > PF_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "pagefault: --repeats is at most %d",
@@ -262,7 +263,8 @@ int bench_pagefault(struct bench_opts *o)
 
 	memset(cols, 0, sizeof(cols));
 	for (m = 0; m < ncols; m++) {
-		double ns[PF_MAX_REPEATS], al[PF_MAX_REPEATS], cn[PF_MAX_REPEATS];
+		double ns[PF_MAX_REPEATS], al[PF_MAX_REPEATS], nv[PF_MAX_REPEATS];
+		double cn[PF_MAX_REPEATS];
 		__u64 calls[PF_MAX_REPEATS];
 		struct bench_memstat ms[PF_MAX_REPEATS];
 		int nc = 0;
@@ -272,6 +274,7 @@ int bench_pagefault(struct bench_opts *o)
 
 			ns[rep] = r->done ? r->ns_page : NAN;
 			al[rep] = runs[BENCH_ALWAYS][rep].done ? runs[BENCH_ALWAYS][rep].ns_page : NAN;
+			nv[rep] = runs[BENCH_NEVER][rep].done ? runs[BENCH_NEVER][rep].ns_page : NAN;
 			cn[rep] = r->done && r->hook && r->calls ? (double)r->run_ns / r->calls : NAN;
 			if (r->done) {
 				ms[cols[m].n++] = r->ms;
@@ -281,6 +284,7 @@ int bench_pagefault(struct bench_opts *o)
 		}
 		bench_spread(ns, o->repeats, &cols[m].ns);
 		bench_ratio_spread(ns, al, o->repeats, &cols[m].ratio);
+		bench_ratio_spread(ns, nv, o->repeats, &cols[m].ratio_never);
 		bench_spread(cn, o->repeats, &cols[m].call_ns);
 		cols[m].calls = bench_median_u64(calls, nc);
 		bench_memstat_median(ms, cols[m].n, &cols[m].ms);
@@ -300,6 +304,7 @@ int bench_pagefault(struct bench_opts *o)
 		bench_ratio_spread(pn, fn, o->repeats, &hook_ratio);
 	}
 	overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
+	overhead_never = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_NEVER].ns.median);
 	uname(&u);
 
 	w = bench_json_begin(o);
@@ -347,6 +352,7 @@ int bench_pagefault(struct bench_opts *o)
 			jw_arr_close(w);
 			bench_json_spread(w, "ns_per_4k_spread", &c->ns);
 			bench_json_ratio(w, "ratio_vs_always", &c->ratio);
+			bench_json_ratio(w, "ratio_vs_never", &c->ratio_never);
 			if (m == BENCH_POLICY || m == PF_FLOOR) {
 				bench_json_spread(w, "hook_ns_per_call", &c->call_ns);
 				jw_ku64(w, "hook_calls", c->calls);
@@ -367,6 +373,8 @@ int bench_pagefault(struct bench_opts *o)
 		jw_arr_close(w);
 		jw_key(w, "policy_overhead_pct");
 		jw_double(w, overhead);
+		jw_key(w, "policy_overhead_vs_never_pct");
+		jw_double(w, overhead_never);
 		if (o->pf_hook_cost) {
 			jw_key(w, "hook_cost");
 			jw_obj_open(w);
@@ -417,6 +425,12 @@ int bench_pagefault(struct bench_opts *o)
 			       bench_mode_name(BENCH_POLICY, o), overhead,
 			       bench_spread_fmt(&cols[BENCH_POLICY].ratio, "%.3f", b2, sizeof(b2)),
 			       bench_verdict(&cols[BENCH_POLICY].ratio));
+		if (!isnan(overhead_never))
+			printf("policy overhead (%s vs never, same run): %+.1f%%, ratio %s: %s\n",
+			       bench_mode_name(BENCH_POLICY, o), overhead_never,
+			       bench_spread_fmt(&cols[BENCH_POLICY].ratio_never, "%.3f", b2,
+						sizeof(b2)),
+			       bench_verdict(&cols[BENCH_POLICY].ratio_never));
 		printf("memory.stat deltas of the cgroup (median):\n");
 		bench_print_memstat_header();
 		for (m = 0; m < ncols; m++)
@@ -427,7 +441,7 @@ int bench_pagefault(struct bench_opts *o)
 			printf("  policy %s ns/call (%llu calls per run)\n",
 			       bench_spread_fmt(&cols[BENCH_POLICY].call_ns, "%.1f", b2, sizeof(b2)),
 			       (unsigned long long)cols[BENCH_POLICY].calls);
-			printf("  floor  %s ns/call (%llu calls per run, empty choose_orders)\n",
+			printf("  floor  %s ns/call (%llu calls per run, choose_orders \"return orders & 1\")\n",
 			       bench_spread_fmt(&cols[PF_FLOOR].call_ns, "%.1f", b2, sizeof(b2)),
 			       (unsigned long long)cols[PF_FLOOR].calls);
 			printf("  policy / floor %s: %s\n",

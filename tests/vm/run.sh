@@ -205,7 +205,7 @@ t_auto_sibling() {
 	grep -q "^  none attached to $b" <<<"$out" || fail "status --cgroup B: $out" || return 1
 }
 
-# --- 2: pressure: 4K within two windows, large folios back after ----------
+# --- 2: pressure: down the ladder to 4K, large folios back after ---------
 
 t_auto_pressure() {
 	local p f t0 t1 line react_on react_off j out wdur
@@ -227,12 +227,15 @@ t_auto_pressure() {
 	echo 40M >"$p/memory.high" || fail "memory.high" || return 1
 	wdur=$(( $(now_ms) - t0 ))
 	# A probe may take seconds under memory.high throttling: the time that
-	# counts is when its first 4K-only 2M chunk was faulted.
-	line=$(wait_probe "$f" 0 $((2 * WINDOW_MS + MARGIN_MS + 10000)) "v[\"first_small_ms\"] >= $t0" "$t0") ||
-		fail "no 4K-only faults $((2 * WINDOW_MS + MARGIN_MS + 10000)) ms after memory.high=40M: $(tail -n1 "$f"); $(policy_json "$p" | jq -c '.sample | {stall_per_window_ns, usage_bytes, pressure, low_usage}')" || return 1
+	# counts is when its first 4K-only 2M chunk was faulted. The limit: the
+	# stall must build up over up to two windows, then the ladder takes two
+	# steps half a window apart (16K first, then 4K while the stall stays).
+	local lim=$((3 * WINDOW_MS + MARGIN_MS))
+	line=$(wait_probe "$f" 0 $((lim + 10000)) "v[\"first_small_ms\"] >= $t0" "$t0") ||
+		fail "no 4K-only faults $((lim + 10000)) ms after memory.high=40M: $(tail -n1 "$f"); $(policy_json "$p" | jq -c '.sample | {stall_per_window_ns, usage_bytes, pressure, low_usage, ladder}')" || return 1
 	react_on=$(( $(field "$line" first_small_ms) - t0 ))
-	[ "$react_on" -le $((2 * WINDOW_MS + MARGIN_MS)) ] ||
-		fail "first 4K-only fault $react_on ms after memory.high=40M (limit $((2 * WINDOW_MS + MARGIN_MS)) ms)" || return 1
+	[ "$react_on" -le "$lim" ] ||
+		fail "first 4K-only fault $react_on ms after memory.high=40M (limit $lim ms)" || return 1
 	note "pressure on (memory.high=40M, 64M thrasher; the write took $wdur ms): 4K-only faults after $react_on ms"
 	# it stays there while the pressure lasts, and says why
 	sleep 2

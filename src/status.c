@@ -253,7 +253,8 @@ struct policy {
 	bool link_ok, attached, have_params, have_entry, have_totals;
 	struct mthpctl_link link;
 	struct mthpctl_params params;
-	struct mthpctl_cg entry;
+	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */
+	const char *entry_of;	/* the cgroup whose state it is (a path) */
 	struct mthpctl_totals totals;
 	__u32 totals_map_id;
 	int cgstate_fd;		/* kept open for the subtree count */
@@ -385,9 +386,15 @@ static int cmp_path(const void *a, const void *b)
 }
 
 /*
- * What the cgroup file system adds: the policy's cgroup path, its own state,
- * how many cgroups of its subtree hold state now, the live memory.pressure
- * and memory.stat. bypath: the table's entries sorted by path.
+ * What the cgroup file system adds: the policy's cgroup path, the state to
+ * show, how many cgroups of its subtree hold state now, the live
+ * memory.pressure and memory.stat. bypath: the table's entries sorted by
+ * path.
+ *
+ * The state shown is the attached cgroup's own, or, when its tasks all live
+ * in child cgroups (a slice, a service with sub-cgroups), the state of the
+ * descendant with the largest sampled usage: the policy decides per cgroup
+ * of the task, so the attached cgroup itself may never fault.
  */
 static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 			  struct mthpctl_cg_entry **bypath)
@@ -414,14 +421,20 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 		for (; lo < t->n && !strncmp(bypath[lo]->path, p->cgroup, plen); lo++) {
 			const char *q = bypath[lo]->path;
 			bool self = !q[plen];
+			struct mthpctl_cg v;
 
 			if (!self && q[plen] != '/')
 				continue;	/* a sibling sharing the prefix */
 			p->cg_subtree++;
-			if (!has_state(p->cgstate_fd, q, self ? &p->entry : NULL)) {
-				p->cg_state++;
-				if (self)
-					p->have_entry = true;
+			if (has_state(p->cgstate_fd, q, &v))
+				continue;
+			p->cg_state++;
+			/* the cgroup's own state wins; else the largest child */
+			if (self || !p->have_entry ||
+			    (p->entry_of != p->cgroup && v.state.usage > p->entry.state.usage)) {
+				p->entry = v;
+				p->entry_of = self ? p->cgroup : q;
+				p->have_entry = true;
 			}
 		}
 	}
@@ -683,6 +696,12 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	jw_arr_close(w);
 	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
 			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
+	/* whose state "sample" is: the cgroup's own or its busiest descendant's */
+	jw_key(w, "sample_cgroup");
+	if (p->have_entry)
+		jw_str(w, p->entry_of);
+	else
+		jw_null(w);
 	jw_key(w, "sample");
 	if (p->have_entry)
 		sample_json(w, &p->entry.state);
@@ -745,6 +764,9 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	else
 		printf("    link:          missing (run detach --all)\n");
 	printf("    pin:           %s\n", p->dir);
+	if (p->have_entry && p->entry_of != p->cgroup)
+		printf("    state of:      %s (the subtree's largest; none of its own)\n",
+		       p->entry_of);
 	if (knows_allowed(p))
 		printf("    allows now:    %s%s%s%s\n", sizes_str(mask, sizes, sizeof(sizes)),
 		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");

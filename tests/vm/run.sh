@@ -419,6 +419,23 @@ t_status() {
 		  '^    fell back:.* cap/pagefault [1-9]'; do
 		grep -qE "$re" <<<"$out" || fail "status text has no line /$re/ (see $logs/s4-status.txt)" || return 1
 	done
+	jq -e --arg a "$sa" '.policies[] | select(.cgroup == $a) | .sample_cgroup == $a' <<<"$j" >/dev/null ||
+		fail "sample_cgroup of $sa: $(jq -c '.policies[].sample_cgroup' <<<"$j")" || return 1
+	# A policy on a parent whose tasks all live in a child (a slice): the
+	# state shown is the child's, and says so.
+	local sl w
+	sl=$(mkcg sl) && w=$(mkcg sl/w) || return 1
+	echo +memory >"$sl/cgroup.subtree_control" || fail "memory controller for $w" || return 1
+	"$M" attach --cgroup "$sl" >/dev/null || fail "attach $sl" || return 1
+	"$H/faulter" -c "$w" -b 24 -s 4 -n 6 -i 100 >"$logs/s4-w.out" 2>&1 || fail "faulter in $w" || return 1
+	out=$("$M" -j status --cgroup "$sl")
+	jq -e --arg w "$w" '.policies[0] | .sample_cgroup == $w and .sample.samples > 0 and
+	       .sample.usage_valid and .cgroups_tracked >= 1 and .cgroups_in_subtree == 2' <<<"$out" >/dev/null ||
+		fail "status of a parent with its tasks in a child: $out" || return 1
+	out=$("$M" status --cgroup "$sl")
+	grep -q "^    state of:      $w (the subtree's largest; none of its own)\$" <<<"$out" ||
+		fail "no 'state of: $w' line: $out" || return 1
+	note "policy on $sl, tasks in $w: status shows the child's state ($(jq -r '.policies[0].sample.samples' <<<"$("$M" -j status --cgroup "$sl")") samples)"
 }
 
 # --- 5: refusals: exit code, one line, nothing left behind -----------------

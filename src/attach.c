@@ -118,6 +118,7 @@ static __u32 pmd_order(void)
 /* Validate options into params; returns 0 or an exit code (printed). */
 static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 {
+	char desc[32];
 	__u64 v;
 	int order;
 
@@ -172,10 +173,18 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 		order = -EINVAL;
 		if (!mthpctl_parse_size(a->max_size, &v))
 			order = mthpctl_size_to_order(v, mthpctl_page_size());
-		if (order < 0 || order > 30)
+		if (order < 0)
 			return mthpctl_error(MTHPCTL_EXIT_USAGE,
 					     "bad --max-size '%s' (a power of two from 4K, e.g. 64K or 2M)",
 					     a->max_size);
+		/* no anonymous folio is larger than a PMD: a larger cap would
+		 * read as a limit but limit nothing */
+		if ((__u32)order > p->top_order)
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "bad --max-size '%s': above %s, the largest THP size of "
+					     "this kernel (hpage_pmd_size); leave it out for no cap",
+					     a->max_size, mthpctl_format_size(mthpctl_page_size() <<
+									p->top_order, desc, sizeof(desc)));
 		p->max_order = order;
 	}
 	return 0;
@@ -232,8 +241,8 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		return ret;
 	cr = mthpctl_cgroup_check(a->cgroup, &mthpctl_real_fsops, &id, &e);
 	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s %s", a->cgroup,
-				     cr == MTHPCTL_CG_ERROR ? strerror(e) : mthpctl_cgroup_strerror(cr));
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
+				     mthpctl_cgroup_describe(a->cgroup, cr, e, path, sizeof(path)));
 	ret = mthpctl_check_bpffs();
 	if (ret)
 		return ret;

@@ -721,7 +721,7 @@ int bench_cg_remove(const char *path)
 
 static int check_cgroup_parent(const char *cg)
 {
-	char parent[600], path[700], buf[512];
+	char parent[600], path[700], buf[512], msg[800];
 	enum mthpctl_cg_result r;
 	__u64 id;
 	int e;
@@ -731,8 +731,8 @@ static int check_cgroup_parent(const char *cg)
 	r = mthpctl_cgroup_check(parent, &mthpctl_real_fsops, &id, &e);
 	if (r != MTHPCTL_CG_OK)
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
-				     "%s: %s (bench needs a cgroup2 hierarchy with the memory controller)",
-				     parent, r == MTHPCTL_CG_ERROR ? strerror(e) : mthpctl_cgroup_strerror(r));
+				     "%s (bench needs a cgroup2 hierarchy with the memory controller)",
+				     mthpctl_cgroup_describe(parent, r, e, msg, sizeof(msg)));
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", parent);
 	if (mthpctl_read_file(path, buf, sizeof(buf)) < 0 || !mthpctl_has_word(buf, "memory"))
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP,

@@ -26,7 +26,7 @@ enum mthpctl_cg_result mthpctl_cgroup_check(const char *path,
 
 	*errno_out = 0;
 	if (!path || !*path)
-		return MTHPCTL_CG_MISSING;
+		return MTHPCTL_CG_EMPTY;
 	if (ops->stat(path, &st)) {
 		*errno_out = errno;
 		return errno == ENOENT ? MTHPCTL_CG_MISSING : MTHPCTL_CG_ERROR;
@@ -50,11 +50,23 @@ const char *mthpctl_cgroup_strerror(enum mthpctl_cg_result r)
 	switch (r) {
 	case MTHPCTL_CG_OK: return "ok";
 	case MTHPCTL_CG_MISSING: return "does not exist (create it with mkdir under the cgroup2 mount)";
+	case MTHPCTL_CG_EMPTY: return "is empty (give a cgroup2 directory, e.g. /sys/fs/cgroup/NAME)";
 	case MTHPCTL_CG_NOT_DIR: return "is not a directory (give a cgroup directory)";
 	case MTHPCTL_CG_V1: return "is a cgroup v1 path (use a cgroup2 path, e.g. under /sys/fs/cgroup)";
 	case MTHPCTL_CG_NOT_CGROUP: return "is not on a cgroup2 mount (use a path under the cgroup2 mount)";
 	default: return "cannot be checked";
 	}
+}
+
+char *mthpctl_cgroup_describe(const char *path, enum mthpctl_cg_result r, int err,
+			      char *buf, size_t len)
+{
+	if (r == MTHPCTL_CG_EMPTY)
+		snprintf(buf, len, "the cgroup path %s", mthpctl_cgroup_strerror(r));
+	else
+		snprintf(buf, len, "%s %s", path,
+			 r == MTHPCTL_CG_ERROR ? strerror(err) : mthpctl_cgroup_strerror(r));
+	return buf;
 }
 
 static void unescape(const char *in, size_t n, char *out, size_t len)

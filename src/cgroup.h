@@ -23,6 +23,7 @@ extern const struct mthpctl_fsops mthpctl_real_fsops;
 enum mthpctl_cg_result {
 	MTHPCTL_CG_OK = 0,
 	MTHPCTL_CG_MISSING,	/* does not exist */
+	MTHPCTL_CG_EMPTY,	/* the path is "" or NULL */
 	MTHPCTL_CG_NOT_DIR,
 	MTHPCTL_CG_V1,		/* on a cgroup v1 hierarchy */
 	MTHPCTL_CG_NOT_CGROUP,	/* not on a cgroup file system */
@@ -36,6 +37,10 @@ enum mthpctl_cg_result mthpctl_cgroup_check(const char *path,
 					    __u64 *id, int *errno_out);
 /* One-line description of a refusal, with the fix. */
 const char *mthpctl_cgroup_strerror(enum mthpctl_cg_result r);
+/* The whole refusal of path: "PATH does not exist (...)", or for an empty
+ * path a message that does not print an empty name; err: errno_out. */
+char *mthpctl_cgroup_describe(const char *path, enum mthpctl_cg_result r, int err,
+			      char *buf, size_t len);
 
 /* Mount point of the first cgroup2 mount in a /proc/self/mountinfo text.
  * Returns 0 or -ENOENT. Octal escapes (\040) are decoded. */

@@ -108,14 +108,14 @@ static int detach_all(void)
 static int detach_one(const char *cgroup)
 {
 	enum mthpctl_cg_result cr;
-	char dir[4096];
+	char dir[4096], msg[4400];
 	__u64 id;
 	int e, err;
 
 	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, &id, &e);
 	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s %s%s", cgroup,
-				     cr == MTHPCTL_CG_ERROR ? strerror(e) : mthpctl_cgroup_strerror(cr),
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s%s",
+				     mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
 				     cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
 	if (access(dir, F_OK))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -37,47 +38,80 @@ static int mul_check(__u64 v, __u64 m, __u64 *out)
 	return 0;
 }
 
-int mthpctl_parse_size(const char *s, __u64 *bytes)
+struct unit {
+	const char *name;
+	__u64 mult;
+};
+
+/*
+ * "N[.F]UNIT" -> N * mult + F * mult (exactly). A decimal fraction is
+ * accepted when it comes to a whole number of the base unit (1.5s, 1.5G,
+ * 0.5K; not 1.3B or 1.5ns): rounding would store a value the user did not
+ * write. At most 9 fraction digits.
+ */
+static int parse_scaled(const char *s, const struct unit *u, size_t n, bool nocase,
+			__u64 *out)
 {
-	static const struct { const char *u; unsigned shift; } units[] = {
-		{ "", 0 }, { "B", 0 },
-		{ "K", 10 }, { "KB", 10 }, { "KiB", 10 },
-		{ "M", 20 }, { "MB", 20 }, { "MiB", 20 },
-		{ "G", 30 }, { "GB", 30 }, { "GiB", 30 },
-		{ "T", 40 }, { "TB", 40 }, { "TiB", 40 },
-	};
+	__u64 v, frac = 0, scale = 1, whole, part;
 	const char *rest;
-	__u64 v;
 	int err;
 	size_t i;
 
 	rest = parse_digits(s, &v, &err);
 	if (!rest)
 		return err;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(rest, units[i].u))
-			return mul_check(v, 1ULL << units[i].shift, bytes);
+	if (*rest == '.') {
+		const char *f = ++rest;
+
+		for (; *rest >= '0' && *rest <= '9'; rest++) {
+			if (rest - f >= 9)
+				return -EINVAL;
+			frac = frac * 10 + (__u64)(*rest - '0');
+			scale *= 10;
+		}
+		if (rest == f)
+			return -EINVAL;		/* "1." */
+	}
+	for (i = 0; i < n; i++) {
+		if (nocase ? strcasecmp(rest, u[i].name) : strcmp(rest, u[i].name))
+			continue;
+		err = mul_check(v, u[i].mult, &whole);
+		if (!err)
+			err = mul_check(frac, u[i].mult, &part);
+		if (err)
+			return err;
+		if (part % scale)
+			return -EINVAL;		/* not a whole byte or ns */
+		part /= scale;
+		if (whole > ~0ULL - part)
+			return -ERANGE;
+		*out = whole + part;
+		return 0;
+	}
 	return -EINVAL;
+}
+
+int mthpctl_parse_size(const char *s, __u64 *bytes)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1ULL << 10 }, { "KB", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+		{ "M", 1ULL << 20 }, { "MB", 1ULL << 20 }, { "MiB", 1ULL << 20 },
+		{ "G", 1ULL << 30 }, { "GB", 1ULL << 30 }, { "GiB", 1ULL << 30 },
+		{ "T", 1ULL << 40 }, { "TB", 1ULL << 40 }, { "TiB", 1ULL << 40 },
+	};
+
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), true, bytes);
 }
 
 int mthpctl_parse_duration(const char *s, __u64 *ns)
 {
-	static const struct { const char *u; __u64 mult; } units[] = {
+	static const struct unit units[] = {
 		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
 		{ "s", 1000000000ULL }, { "min", 60000000000ULL },
 	};
-	const char *rest;
-	__u64 v;
-	int err;
-	size_t i;
 
-	rest = parse_digits(s, &v, &err);
-	if (!rest)
-		return err;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(rest, units[i].u))
-			return mul_check(v, units[i].mult, ns);
-	return -EINVAL;
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), false, ns);
 }
 
 char *mthpctl_format_size(__u64 bytes, char *buf, size_t len)

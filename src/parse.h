@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* "16M", "64K", "64KiB", "2MB", "4096": bytes (binary units, K=1024).
- * Returns 0, -EINVAL (empty, junk, sign, unknown unit) or -ERANGE. */
+/* "16M", "1.5G", "64KiB", "2MB", "4096": bytes (binary units, K=1024; a
+ * decimal fraction that makes whole bytes). Returns 0, -EINVAL (empty,
+ * junk, sign, unknown unit, a fraction of a byte) or -ERANGE. */
 int mthpctl_parse_size(const char *s, __u64 *bytes);
-/* "100ms", "1s", "500us", "250000ns", "2min": nanoseconds. A unit is
- * required. Returns 0, -EINVAL or -ERANGE. */
+/* "100ms", "1.5s", "500us", "250000ns", "2min": nanoseconds. A unit is
+ * required; a decimal fraction must make whole ns. Returns 0, -EINVAL or
+ * -ERANGE. */
 int mthpctl_parse_duration(const char *s, __u64 *ns);
 /* Largest exact unit: 16777216 -> "16M", 1536 -> "1536", 65536 -> "64K". */
 char *mthpctl_format_size(__u64 bytes, char *buf, size_t len);

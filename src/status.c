@@ -880,12 +880,13 @@ int cmd_status(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	mthpctl_timing(NULL);
 	if (a.cgroup) {
+		char msg[4400];
 		int err;
 		enum mthpctl_cg_result cr = mthpctl_cgroup_check(a.cgroup, &mthpctl_real_fsops, &only, &err);
 
 		if (cr != MTHPCTL_CG_OK)
-			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s %s", a.cgroup,
-					     cr == MTHPCTL_CG_ERROR ? strerror(err) : mthpctl_cgroup_strerror(cr));
+			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
+					     mthpctl_cgroup_describe(a.cgroup, cr, err, msg, sizeof(msg)));
 	}
 	gather_env(&e);
 	mthpctl_timing("hugepages");

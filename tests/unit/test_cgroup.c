@@ -72,14 +72,26 @@ static void check_paths(void **state)
 	assert_true(id == 1);
 	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/nope", &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
 	assert_int_equal(e, ENOENT);
-	assert_int_equal(mthpctl_cgroup_check("", &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
-	assert_int_equal(mthpctl_cgroup_check(NULL, &fake_ops, &id, &e), MTHPCTL_CG_MISSING);
+	assert_int_equal(mthpctl_cgroup_check("", &fake_ops, &id, &e), MTHPCTL_CG_EMPTY);
+	assert_int_equal(mthpctl_cgroup_check(NULL, &fake_ops, &id, &e), MTHPCTL_CG_EMPTY);
 	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/redis/memory.max", &fake_ops, &id, &e), MTHPCTL_CG_NOT_DIR);
 	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/memory/app", &fake_ops, &id, &e), MTHPCTL_CG_V1);
 	assert_int_equal(mthpctl_cgroup_check("/tmp", &fake_ops, &id, &e), MTHPCTL_CG_NOT_CGROUP);
 	assert_int_equal(mthpctl_cgroup_check("/sys/fs/cgroup/secret", &fake_ops, &id, &e), MTHPCTL_CG_ERROR);
 	assert_int_equal(e, EACCES);
 	assert_non_null(strstr(mthpctl_cgroup_strerror(MTHPCTL_CG_V1), "cgroup2"));
+	{
+		char buf[256];
+
+		/* no empty name in the message */
+		assert_string_equal(mthpctl_cgroup_describe("", MTHPCTL_CG_EMPTY, 0, buf, sizeof(buf)),
+				    "the cgroup path is empty (give a cgroup2 directory, e.g. "
+				    "/sys/fs/cgroup/NAME)");
+		assert_string_equal(mthpctl_cgroup_describe("/x", MTHPCTL_CG_ERROR, EACCES, buf,
+							     sizeof(buf)), "/x Permission denied");
+		assert_non_null(strstr(mthpctl_cgroup_describe("/x", MTHPCTL_CG_MISSING, 0, buf,
+								sizeof(buf)), "/x does not exist"));
+	}
 }
 
 static void real_fs(void **state)

@@ -30,7 +30,19 @@ static void size_errors(void **state)
 	assert_int_equal(mthpctl_parse_size(" 1M", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_size("1M ", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_size("M", &v), -EINVAL);
-	assert_int_equal(mthpctl_parse_size("1.5M", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_size("1.3B", &v), -EINVAL);	/* not whole bytes */
+	assert_int_equal(mthpctl_parse_size("1.M", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_size(".5M", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_size("1.5.5M", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_size("1.0000000001G", &v), -EINVAL);	/* > 9 digits */
+	assert_int_equal(mthpctl_parse_size("16777215.5T", &v), 0);
+	assert_true(v == ~0ULL - (1ULL << 39) + 1);
+	assert_int_equal(mthpctl_parse_size("1.5M", &v), 0);
+	assert_true(v == 1572864);
+	assert_int_equal(mthpctl_parse_size("0.5K", &v), 0);
+	assert_true(v == 512);
+	assert_int_equal(mthpctl_parse_size("2.00G", &v), 0);
+	assert_true(v == 2ULL << 30);
 	assert_int_equal(mthpctl_parse_size("16X", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_size("16MM", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_size("0x10", &v), -EINVAL);
@@ -61,7 +73,15 @@ static void duration_errors(void **state)
 	assert_int_equal(mthpctl_parse_duration("100", &v), -EINVAL);	/* unit required */
 	assert_int_equal(mthpctl_parse_duration("", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_duration("-1s", &v), -EINVAL);
-	assert_int_equal(mthpctl_parse_duration("1.5s", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_duration("1.5ns", &v), -EINVAL);	/* not whole ns */
+	assert_int_equal(mthpctl_parse_duration("1.s", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_duration("1,5s", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_duration("1.5s", &v), 0);
+	assert_true(v == 1500000000ULL);
+	assert_int_equal(mthpctl_parse_duration("0.25ms", &v), 0);
+	assert_true(v == 250000ULL);
+	assert_int_equal(mthpctl_parse_duration("1.000000001s", &v), 0);
+	assert_true(v == 1000000001ULL);
 	assert_int_equal(mthpctl_parse_duration("1S", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_duration("1 s", &v), -EINVAL);
 	assert_int_equal(mthpctl_parse_duration("ms", &v), -EINVAL);

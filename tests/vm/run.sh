@@ -526,6 +526,8 @@ t_refusals() {
 	refuse max-size-not-pow2 1 "$M" attach --cgroup "$c" --policy fixed --max-size 48K
 	refuse max-size-below-page 1 "$M" attach --cgroup "$c" --policy fixed --max-size 2K
 	refuse max-size-zero 1 "$M" attach --cgroup "$c" --policy fixed --max-size 0
+	refuse max-size-above-pmd 1 "$M" attach --cgroup "$c" --policy fixed --max-size 8G
+	refuse threshold-fraction-of-ns 1 "$M" attach --cgroup "$c" --threshold 1.5ns
 	refuse policy-unknown 1 "$M" attach --cgroup "$c" --policy bogus
 	refuse fixed-without-max-size 1 "$M" attach --cgroup "$c" --policy fixed
 	refuse never-with-max-size 1 "$M" attach --cgroup "$c" --policy never --max-size 64K
@@ -538,6 +540,20 @@ t_refusals() {
 	refuse detach-nothing 1 "$M" detach
 	refuse detach-both 1 "$M" detach --all --cgroup "$c"
 	refuse status-missing-cgroup 4 "$M" status --cgroup "$CG/does-not-exist"
+	# an empty path is named as such, not printed as an empty name
+	out=$("$M" attach --cgroup '' 2>&1)
+	[ "$out" = "mthpctl: error: the cgroup path is empty (give a cgroup2 directory, e.g. /sys/fs/cgroup/NAME)" ] ||
+		refusal_fail+=("empty path message: $out")
+	# decimal durations and sizes are accepted (and attach for real)
+	if "$M" attach --cgroup "$c" --window 1.5s --threshold 0.25s --min-usage 1.5M >/dev/null; then
+		out=$("$M" -j status --cgroup "$c")
+		jq -e '.policies[0].params | .window_ns == 1500000000 and .threshold_ns == 250000000 and
+		       .min_usage_bytes == 1572864' <<<"$out" >/dev/null ||
+			refusal_fail+=("decimal options: $(jq -c '.policies[0].params' <<<"$out")")
+		"$M" detach --cgroup "$c" >/dev/null || refusal_fail+=("detach after the decimal options")
+	else
+		refusal_fail+=("attach --window 1.5s --threshold 0.25s --min-usage 1.5M refused")
+	fi
 	# JSON errors
 	out=$("$M" -j attach --cgroup "$CG/does-not-exist")
 	jq -e '.exit_code == 4 and (.error | test("does not exist"))' <<<"$out" >/dev/null ||

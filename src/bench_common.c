@@ -20,9 +20,12 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 
+#include <bpf/bpf.h>
+
 #include "bench_common.h"
 #include "cgroup.h"
 #include "mthpctl.h"
+#include "mthp_stats.h"
 #include "pin.h"
 
 volatile sig_atomic_t bench_stop;
@@ -641,6 +644,30 @@ void bench_policy_detach(const char *cg)
 		return;
 	run_self(args, out, sizeof(out));
 	st.attached[idx] = false;
+}
+
+int bench_policy_counters(const char *cg, struct mthpctl_counters *c)
+{
+	char dir[4096], path[4200];
+	struct mthpctl_totals t;
+	struct stat st;
+	__u32 map_id;
+	int fd, err = 0;
+
+	if (stat(cg, &st))
+		return -errno;
+	/* the pin directory is named by the cgroup id, the directory's inode */
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, st.st_ino, NULL, dir, sizeof(dir));
+	mthpctl_pin_path(dir, "totals", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (mthpctl_read_totals(fd, &t, &map_id))
+		*c = t.cnt;
+	else
+		err = -EIO;
+	close(fd);
+	return err;
 }
 
 /* --- cgroups -------------------------------------------------------- */

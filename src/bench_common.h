@@ -108,6 +108,10 @@ int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, 
 /* The same with explicit words: {"fixed", "--max-size", "16K"}. */
 int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
 void bench_policy_detach(const char *cg);
+/* The counters of the policy attached to cg (its pinned totals, summed over
+ * CPUs): what it decided during a run. 0 or -errno. */
+struct mthpctl_counters;
+int bench_policy_counters(const char *cg, struct mthpctl_counters *c);
 
 /* Start a child in its own process group, in cgroup cg (NULL: ours).
  * argv != NULL: exec it with stdout -> out_fd and stderr -> err_fd (-1: keep,

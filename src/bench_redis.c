@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "bench_common.h"
+#include "mthp_stats.h"
 #include "mthpctl.h"
 #include "parse.h"
 
@@ -37,6 +38,9 @@ struct redis_run {
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
 	__u64 global_pswpout;		/* /proc/vmstat pswpout delta */
 	double secs;
+	/* the policy's own counters over the run (policy and cap modes) */
+	bool have_dec;
+	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* summed over tva types */
 };
 
 struct redis_cell {		/* one mode at one level: medians */
@@ -53,6 +57,8 @@ struct redis_cell {		/* one mode at one level: medians */
 	struct bench_memstat ms;
 	__u64 large_swp_pages, global_pswpout;
 	bool swp_agree;
+	int n_dec;				/* runs with the policy's counters */
+	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* medians */
 };
 
 static bool in_path(const char *name)
@@ -307,6 +313,20 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 	bench_memstat_delta(&ms0, &ms1, &r->ms);
 	bench_memstat_delta(&vm0, &vm1, &vmd);
 	r->global_pswpout = vmd.v[BENCH_MS_PSWPOUT];
+	if (mode == BENCH_POLICY) {
+		struct mthpctl_counters pc;
+		int t, why;
+
+		/* a fresh policy per run: its counters are this run's */
+		if (!bench_policy_counters(cg, &pc)) {
+			r->have_dec = true;
+			for (t = 0; t < MTHPCTL_NR_TVA; t++) {
+				r->calls += pc.calls[t];
+				for (why = 0; why < MTHPCTL_NR_REASON; why++)
+					r->fallbacks[why] += pc.fallbacks[why][t];
+			}
+		}
+	}
 	/* the folios of redis-server while it still holds the data */
 	err = bench_cg_folios(cg, &r->folios);
 	if (err && !o->quiet)
@@ -393,6 +413,18 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	c->global_pswpout = bench_median_u64(u[5], c->n);
 	bench_folios_median(fol, c->n, &c->folios);
 	bench_memstat_median(ms, c->n, &c->ms);
+	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
+		int m = 0;
+
+		for (j = 0; j < n; j++)
+			if (runs[j].done && runs[j].have_dec)
+				cnt[m++] = k < 0 ? runs[j].calls : runs[j].fallbacks[k];
+		if (k < 0)
+			c->calls = bench_median_u64(cnt, m);
+		else
+			c->fallbacks[k] = bench_median_u64(cnt, m);
+		c->n_dec = m;
+	}
 	/* counters: per size, the median of the per-run deltas */
 	for (i = 0; i < n && !runs[i].done; i++)
 		;
@@ -602,6 +634,21 @@ static void report(struct redis_ctx *c, struct redis_cell *cells, const int *ora
 					jw_null(w);
 				jw_kbool(w, "agree", x->swp_agree);
 				jw_obj_close(w);
+				jw_key(w, "policy_decisions");
+				if (x->n_dec) {
+					int why;
+
+					jw_obj_open(w);
+					jw_ku64(w, "calls", x->calls);
+					jw_key(w, "fallbacks");
+					jw_obj_open(w);
+					for (why = 1; why < MTHPCTL_NR_REASON; why++)
+						jw_ku64(w, mthpctl_reason_name(why), x->fallbacks[why]);
+					jw_obj_close(w);
+					jw_obj_close(w);
+				} else {
+					jw_null(w);
+				}
 				jw_obj_close(w);
 			}
 			jw_arr_close(w);
@@ -686,6 +733,21 @@ static void report(struct redis_ctx *c, struct redis_cell *cells, const int *ora
 		for (m = 0; m < c->ncols; m++)
 			if (CELL(l, m).n)
 				bench_print_memstat(col_name(c, m), &CELL(l, m).ms);
+		printf("policy decisions per run (median; the policy's own counters):\n");
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+			int why;
+
+			if (!x->n_dec)
+				continue;
+			printf("  %-14s %llu calls, fell back:", col_name(c, m),
+			       (unsigned long long)x->calls);
+			for (why = 1; why < MTHPCTL_NR_REASON; why++)
+				if (x->fallbacks[why])
+					printf(" %s %llu", mthpctl_reason_name(why),
+					       (unsigned long long)x->fallbacks[why]);
+			printf("\n");
+		}
 		printf("mTHP per run, global counters (size alloc/fallback/swpout):\n");
 		for (m = 0; m < c->ncols; m++)
 			if (CELL(l, m).n)

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "mthp_stats.h"
 #include "mthpctl.h"
 #include "pin.h"
 #include "sysfs.h"
@@ -366,4 +367,48 @@ void mthpctl_timing(const char *step)
 	if (step)
 		fprintf(stderr, "mthpctl: timing: %-10s %8.3f ms\n", step, last ? now - last : 0.0);
 	last = now;
+}
+
+/* Map info of fd; false if it is no map. */
+bool mthpctl_map_info(int fd, struct bpf_map_info *info)
+{
+	__u32 ilen = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return fd >= 0 && !bpf_map_get_info_by_fd(fd, info, &ilen);
+}
+
+/*
+ * The per-CPU totals, summed. Pins outlive the mthpctl that made them: a
+ * policy loaded by another version may have fewer or more counters; the
+ * ones both know are read (the kernel copies value_size per CPU, rounded
+ * up to 8 bytes).
+ */
+bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	size_t j, stride, nr;
+	__u64 *all, *sum = (__u64 *)t;
+	struct bpf_map_info info;
+	__u32 zero = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!mthpctl_map_info(fd, &info) || n <= 0 || info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info.value_size < sizeof(t->cnt))
+		return false;
+	*map_id = info.id;
+	stride = ((size_t)info.value_size + 7) & ~7UL;
+	nr = (info.value_size < sizeof(*t) ? info.value_size : sizeof(*t)) / sizeof(__u64);
+	all = calloc(n, stride);
+	if (!all)
+		return false;
+	if (bpf_map_lookup_elem(fd, &zero, all)) {
+		free(all);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nr; j++)
+			sum[j] += all[i * stride / sizeof(__u64) + j];
+	free(all);
+	return true;
 }

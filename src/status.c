@@ -274,60 +274,16 @@ static int open_pin(const char *dir, const char *obj)
 	return bpf_obj_get(path);
 }
 
-/* Map info of fd; false if it is no map. */
-static bool map_info(int fd, struct bpf_map_info *info)
-{
-	__u32 ilen = sizeof(*info);
-
-	memset(info, 0, sizeof(*info));
-	return fd >= 0 && !bpf_map_get_info_by_fd(fd, info, &ilen);
-}
-
 /* Look key up into a buffer of the map's value size; the first len bytes. */
 static bool read_value(int fd, const void *key, void *val, size_t len)
 {
 	struct bpf_map_info info;
 	char buf[4096];
 
-	if (!map_info(fd, &info) || info.value_size < len || info.value_size > sizeof(buf) ||
+	if (!mthpctl_map_info(fd, &info) || info.value_size < len || info.value_size > sizeof(buf) ||
 	    bpf_map_lookup_elem(fd, key, buf))
 		return false;
 	memcpy(val, buf, len);
-	return true;
-}
-
-/*
- * The per-CPU totals, summed. Pins outlive the mthpctl that made them: a
- * policy loaded by another version may have fewer or more counters; the
- * ones both know are read (the kernel copies value_size per CPU, rounded
- * up to 8 bytes).
- */
-static bool read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
-{
-	int n = libbpf_num_possible_cpus(), i;
-	size_t j, stride, nr;
-	__u64 *all, *sum = (__u64 *)t;
-	struct bpf_map_info info;
-	__u32 zero = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (!map_info(fd, &info) || n <= 0 || info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
-	    info.value_size < sizeof(t->cnt))
-		return false;
-	*map_id = info.id;
-	stride = ((size_t)info.value_size + 7) & ~7UL;
-	nr = (info.value_size < sizeof(*t) ? info.value_size : sizeof(*t)) / sizeof(__u64);
-	all = calloc(n, stride);
-	if (!all)
-		return false;
-	if (bpf_map_lookup_elem(fd, &zero, all)) {
-		free(all);
-		return false;
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < nr; j++)
-			sum[j] += all[i * stride / sizeof(__u64) + j];
-	free(all);
 	return true;
 }
 
@@ -352,11 +308,11 @@ static void gather_pins(struct policy *p)
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "totals");
-	p->have_totals = read_totals(fd, &p->totals, &p->totals_map_id);
+	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "cgstate");
-	if (map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
+	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
 	    info.value_size == sizeof(struct mthpctl_cg))
 		p->cgstate_fd = fd;
 	else if (fd >= 0)
@@ -483,7 +439,7 @@ static bool gather_hook(const struct env *e, struct policy *p)
 	if (fd < 0)
 		return false;
 	buf = NULL;
-	if (map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
+	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
 	    (__u32)(doff + moff) + sizeof(id) <= info.value_size &&
 	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf))
 		memcpy(&id, buf + doff + moff, sizeof(id));

@@ -162,6 +162,40 @@ static __always_inline __u32 tva_index(enum tva_type type)
 	return MTHPCTL_TVA_OTHER;
 }
 
+/*
+ * Bytes between the memory charged and the nearest limit (memory.high or
+ * memory.max) of memcg and its ancestors; false when none is set. Reclaim
+ * and throttling start there, whatever the stall says yet.
+ */
+#define MTHPCTL_LIMIT_LEVELS	16
+
+static bool memcg_headroom(struct mem_cgroup *memcg, __u64 *out)
+{
+	struct page_counter *pc = &memcg->memory;
+	unsigned long best = ~0UL;
+	bool found = false;
+	int i;
+
+	for (i = 0; i < MTHPCTL_LIMIT_LEVELS && pc; i++) {
+		unsigned long lim = pc->high < pc->max ? pc->high : pc->max;
+		long usage = pc->usage.counter;
+
+		/* the root's counters are unlimited (PAGE_COUNTER_MAX) */
+		if (lim < (~0UL >> (page_shift + 1))) {
+			unsigned long room = usage < 0 || (unsigned long)usage >= lim ?
+					     0 : lim - usage;
+
+			if (room < best)
+				best = room;
+			found = true;
+		}
+		pc = pc->parent;
+	}
+	if (found)
+		*out = (__u64)best << page_shift;
+	return found;
+}
+
 /* Take one sample of cgroup ID (sleepable context). */
 static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
@@ -201,6 +235,8 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 				x.usage = anon + shmem;
 				x.flags |= MTHPCTL_SAMPLE_USAGE;
 			}
+			if (memcg_headroom(memcg, &x.headroom))
+				x.flags |= MTHPCTL_SAMPLE_LIMIT;
 			bpf_put_mem_cgroup(memcg);
 		} else if (t) {
 			inc(&t->memcg_errors);

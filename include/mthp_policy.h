@@ -38,6 +38,7 @@
 /* Sample validity flags. */
 #define MTHPCTL_SAMPLE_STALL	(1U << 0)	/* stall_ns is valid (PSI on) */
 #define MTHPCTL_SAMPLE_USAGE	(1U << 1)	/* usage is valid (memcg on) */
+#define MTHPCTL_SAMPLE_LIMIT	(1U << 2)	/* headroom is valid (a limit is set) */
 
 /* Largest order value meaning "no cap". */
 #define MTHPCTL_NO_CAP		63
@@ -67,6 +68,7 @@ struct mthpctl_sample {
 	__u64 now_ns;
 	__u64 stall_ns;		/* cumulative PSI memory "full" stall */
 	__u64 usage;		/* anon + shmem bytes */
+	__u64 headroom;		/* bytes to the nearest memory.high/max up the tree */
 	__u32 flags;		/* MTHPCTL_SAMPLE_* */
 	__u32 pad;
 };
@@ -85,6 +87,7 @@ struct mthpctl_state {
 	__u64 probe_end_ns;	/* end of the current step's trial / wait */
 	__u64 steps_down;	/* ladder moves, for status and tests */
 	__u64 steps_up;
+	__u64 headroom;		/* last sampled headroom to a limit (SAMPLE_LIMIT) */
 	__u32 pressure;		/* 1 while the ladder caps the orders */
 	__u32 low_usage;	/* 1 while small and not growing (hysteresis) */
 	__u32 flags;		/* flags of the last sample */
@@ -134,6 +137,26 @@ struct mthpctl_state {
 #define MTHPCTL_HOLD_DIV	2	/* T/2: below, the rung may go up */
 #define MTHPCTL_QUIET_DIV	16	/* T/16: below, the pressure is over */
 #define MTHPCTL_BACKOFF_MAX	32	/* windows */
+
+/*
+ * At the limit. A cgroup whose headroom to its nearest memory.high or
+ * memory.max (its own or an ancestor's) is below 1/MTHPCTL_TIGHT_DIV of its
+ * usage reclaims its own memory to make room for every new folio: the folio
+ * size is then the unit it reclaims, swaps out and faults back in. There
+ * the stall measured is low *because* the folios are small, and reads as an
+ * invitation to step up; measured (bench redis at memory.high=128M, where
+ * the working set does not fit): the stall of 4K and 16K stays under T/2,
+ * stepping up to 2M costs 60x the swap-outs, and the damage shows only
+ * after the step was judged. So at the limit the ladder:
+ *
+ *   - starts an episode on any stall >= T/16, not only at T;
+ *   - steps up only when the stall is below T/16 (quiet), not below T/2;
+ *   - does not end the episode when quiet, but climbs rung by rung
+ *     (each step a trial), so the cgroup leaves the limit gradually.
+ *
+ * A cgroup without a limit near is judged by the stall alone, as above.
+ */
+#define MTHPCTL_TIGHT_DIV	16
 
 /*
  * The low-usage rule judges a cgroup by its recent peak, not by the last
@@ -287,16 +310,26 @@ static inline __u32 mthpctl_max_order_now(const struct mthpctl_params *p,
 	return cap;
 }
 
-/* One step of the size ladder for a stall rate measured at time now. */
+/* Is a cgroup with these sample values at its memory limit (see
+ * MTHPCTL_TIGHT_DIV)? */
+static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
+{
+	return (flags & MTHPCTL_SAMPLE_LIMIT) && (flags & MTHPCTL_SAMPLE_USAGE) &&
+	       headroom < usage / MTHPCTL_TIGHT_DIV;
+}
+
+/* One step of the size ladder for a stall rate measured at time now;
+ * tight: the cgroup is at its memory limit. */
 static inline void mthpctl_ladder(const struct mthpctl_params *p,
-				  struct mthpctl_state *s, __u64 rate, __u64 now)
+				  struct mthpctl_state *s, __u64 rate, __u64 now, int tight)
 {
 	__u64 t = p->threshold_ns, window = p->window_ns;
+	__u64 quiet = t / MTHPCTL_QUIET_DIV;
 	__u32 top = mthpctl_ladder_top(p);
 
 	if (!s->backoff)
 		s->backoff = 1;
-	if (rate >= t) {
+	if (rate >= t || (tight && rate >= quiet && !s->pressure)) {
 		if (!s->pressure) {
 			/* a new episode: the last good rung, or the start */
 			s->pressure = 1;
@@ -319,7 +352,7 @@ static inline void mthpctl_ladder(const struct mthpctl_params *p,
 	}
 	if (!s->pressure)
 		return;
-	if (rate < t / MTHPCTL_QUIET_DIV) {
+	if (rate < quiet && !tight) {
 		/* no stall worth the name: the pressure is over */
 		if (s->probe_from != MTHPCTL_NO_PROBE)
 			s->good_rung = s->rung + 1;
@@ -336,8 +369,8 @@ static inline void mthpctl_ladder(const struct mthpctl_params *p,
 			s->backoff /= 2;
 		s->probe_from = MTHPCTL_NO_PROBE;
 	}
-	if (rate >= t / MTHPCTL_HOLD_DIV)
-		return;		/* some stall: stay */
+	if (rate >= t / MTHPCTL_HOLD_DIV || (tight && rate >= quiet))
+		return;		/* some stall (any, at the limit): stay */
 	s->probe_from = s->rung;
 	s->rung = mthpctl_rung_up(s->rung);
 	s->steps_up++;
@@ -371,7 +404,8 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 	    (s->flags & MTHPCTL_SAMPLE_STALL) && x->stall_ns >= s->last_stall_ns) {
 		s->stall_rate_ns = mthpctl_scale_rate(x->stall_ns - s->last_stall_ns,
 						      dt, p->window_ns);
-		mthpctl_ladder(p, s, s->stall_rate_ns, x->now_ns);
+		mthpctl_ladder(p, s, s->stall_rate_ns, x->now_ns,
+			       mthpctl_tight(x->flags, x->usage, x->headroom));
 	} else {
 		/* first sample, PSI off or counter reset: no evidence */
 		s->stall_rate_ns = 0;
@@ -409,6 +443,7 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 	}
 
 	s->usage = (x->flags & MTHPCTL_SAMPLE_USAGE) ? x->usage : 0;
+	s->headroom = (x->flags & MTHPCTL_SAMPLE_LIMIT) ? x->headroom : 0;
 	s->last_stall_ns = x->stall_ns;
 	s->last_sample_ns = x->now_ns ? x->now_ns : 1;
 	s->flags = x->flags;

@@ -142,6 +142,51 @@ static void size_ladder(void **state)
 	assert_true(s.rung == 3 && fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0xc);
 }
 
+/* Sample with a headroom (MB) to a memory limit. */
+static __u32 feed_lim(struct mthpctl_state *s, __u64 t_ms, __u64 stall_ms, __u64 usage_mb,
+		      __u64 headroom_mb)
+{
+	struct mthpctl_sample x = {
+		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
+		.headroom = headroom_mb * MB,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT,
+	};
+	return mthpctl_update(&auto_p, s, &x);
+}
+
+static void at_the_limit(void **state)
+{
+	struct mthpctl_state s = {}, far = {};
+
+	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT, 128 * MB, 8 * MB));
+	assert_true(mthpctl_tight(MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT, 128 * MB,
+				  8 * MB - 1));
+	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE, 128 * MB, 0));	/* no limit */
+	/* 20 ms of stall per window: nothing far from the limit ... */
+	feed_lim(&far, 1000, 0, 128, 64);
+	assert_int_equal(feed_lim(&far, 2000, 20, 128, 64), MTHPCTL_REASON_NONE);
+	/* ... an episode at the limit, from the smallest mTHP size */
+	feed_lim(&s, 1000, 0, 128, 1);
+	assert_int_equal(feed_lim(&s, 2000, 20, 128, 1), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == MTHPCTL_LADDER_START && s.steps_down == 1);
+	/* 20..40 ms: held there (far from the limit it would step up) */
+	feed_lim(&s, 3000, 60, 128, 0);
+	feed_lim(&s, 4000, 100, 128, 2);
+	feed_lim(&s, 9000, 200, 128, 0);
+	assert_true(s.rung == MTHPCTL_LADDER_START && s.steps_up == 0 && s.pressure);
+	/* >= T still steps down */
+	feed_lim(&s, 10000, 320, 128, 0);
+	assert_true(s.rung == 0 && s.steps_down == 2);
+	/* quiet at the limit: no end of the episode, one rung up (a trial) */
+	assert_int_equal(feed_lim(&s, 11000, 321, 128, 0), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == MTHPCTL_LADDER_START && s.probe_from == 0 && s.steps_up == 1);
+	/* the trial held a window: kept, and the next rung is tried */
+	feed_lim(&s, 12000, 322, 128, 0);
+	assert_true(s.good_rung == MTHPCTL_LADDER_START + 1 && s.rung == MTHPCTL_LADDER_START + 1);
+	/* room again (the limit was raised): quiet ends the episode */
+	assert_int_equal(feed_lim(&s, 13000, 323, 128, 512), MTHPCTL_REASON_NONE);
+}
+
 static void ladder_top_and_cap(void **state)
 {
 	struct mthpctl_params p = auto_p;
@@ -464,7 +509,8 @@ int run_policy_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
 		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_zones),
-		cmocka_unit_test(size_ladder), cmocka_unit_test(ladder_top_and_cap),
+		cmocka_unit_test(size_ladder), cmocka_unit_test(at_the_limit),
+		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),

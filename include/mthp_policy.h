@@ -38,7 +38,11 @@
 /* Sample validity flags. */
 #define MTHPCTL_SAMPLE_STALL	(1U << 0)	/* stall_ns is valid (PSI on) */
 #define MTHPCTL_SAMPLE_USAGE	(1U << 1)	/* usage is valid (memcg on) */
-#define MTHPCTL_SAMPLE_LIMIT	(1U << 2)	/* headroom is valid (a limit is set) */
+
+/* headroom of a cgroup with no memory.high/max set up its tree. (Not a
+ * sample flag: one more flag bit doubles the paths the verifier walks
+ * through mthpctl_update(), and took the policy's load from 1 s to 6 s.) */
+#define MTHPCTL_NO_LIMIT	(~0ULL)
 
 /* Largest order value meaning "no cap". */
 #define MTHPCTL_NO_CAP		63
@@ -68,7 +72,8 @@ struct mthpctl_sample {
 	__u64 now_ns;
 	__u64 stall_ns;		/* cumulative PSI memory "full" stall */
 	__u64 usage;		/* anon + shmem bytes */
-	__u64 headroom;		/* bytes to the nearest memory.high/max up the tree */
+	__u64 headroom;		/* bytes to the nearest memory.high/max up the
+				 * tree, or MTHPCTL_NO_LIMIT */
 	__u32 flags;		/* MTHPCTL_SAMPLE_* */
 	__u32 pad;
 };
@@ -87,7 +92,7 @@ struct mthpctl_state {
 	__u64 probe_end_ns;	/* end of the current step's trial / wait */
 	__u64 steps_down;	/* ladder moves, for status and tests */
 	__u64 steps_up;
-	__u64 headroom;		/* last sampled headroom to a limit (SAMPLE_LIMIT) */
+	__u64 headroom;		/* last sampled headroom, or MTHPCTL_NO_LIMIT */
 	__u32 pressure;		/* 1 while the ladder caps the orders */
 	__u32 low_usage;	/* 1 while small and not growing (hysteresis) */
 	__u32 flags;		/* flags of the last sample */
@@ -314,8 +319,7 @@ static inline __u32 mthpctl_max_order_now(const struct mthpctl_params *p,
  * MTHPCTL_TIGHT_DIV)? */
 static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
 {
-	return (flags & MTHPCTL_SAMPLE_LIMIT) && (flags & MTHPCTL_SAMPLE_USAGE) &&
-	       headroom < usage / MTHPCTL_TIGHT_DIV;
+	return (flags & MTHPCTL_SAMPLE_USAGE) && headroom < usage / MTHPCTL_TIGHT_DIV;
 }
 
 /* One step of the size ladder for a stall rate measured at time now;
@@ -443,7 +447,7 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 	}
 
 	s->usage = (x->flags & MTHPCTL_SAMPLE_USAGE) ? x->usage : 0;
-	s->headroom = (x->flags & MTHPCTL_SAMPLE_LIMIT) ? x->headroom : 0;
+	s->headroom = x->headroom;
 	s->last_stall_ns = x->stall_ns;
 	s->last_sample_ns = x->now_ns ? x->now_ns : 1;
 	s->flags = x->flags;

@@ -611,7 +611,7 @@ static void sample_json(struct jw *w, const struct mthpctl_state *s)
 	jw_kbool(w, "low_usage", s->low_usage);
 	jw_ku64(w, "growth_per_window_bytes", s->growth);
 	/* to the nearest memory.high or memory.max of it and its ancestors */
-	jw_ku64_or_null(w, "headroom_bytes", s->flags & MTHPCTL_SAMPLE_LIMIT, s->headroom);
+	jw_ku64_or_null(w, "headroom_bytes", s->headroom != MTHPCTL_NO_LIMIT, s->headroom);
 	jw_kbool(w, "at_limit", mthpctl_tight(s->flags, s->usage, s->headroom));
 	jw_key(w, "ladder");
 	jw_obj_open(w);
@@ -750,7 +750,7 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 		printf(", %s (memory.stat)\n", mthpctl_format_size(p->usage & ~1023ULL, b, sizeof(b)));
 	else
 		printf("\n");
-	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_LIMIT))
+	if (p->have_entry && s->headroom != MTHPCTL_NO_LIMIT)
 		printf("    headroom:      %s to the nearest memory.high/max%s\n",
 		       mthpctl_format_size(s->headroom & ~1023ULL, a, sizeof(a)),
 		       mthpctl_tight(s->flags, s->usage, s->headroom) ? " (at the limit)" : "");

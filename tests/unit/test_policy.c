@@ -21,6 +21,7 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
+		.headroom = MTHPCTL_NO_LIMIT,
 		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(p, s, &x);
@@ -149,7 +150,7 @@ static __u32 feed_lim(struct mthpctl_state *s, __u64 t_ms, __u64 stall_ms, __u64
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
 		.headroom = headroom_mb * MB,
-		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(&auto_p, s, &x);
 }
@@ -158,10 +159,11 @@ static void at_the_limit(void **state)
 {
 	struct mthpctl_state s = {}, far = {};
 
-	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT, 128 * MB, 8 * MB));
-	assert_true(mthpctl_tight(MTHPCTL_SAMPLE_USAGE | MTHPCTL_SAMPLE_LIMIT, 128 * MB,
+	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE, 128 * MB, 8 * MB));
+	assert_true(mthpctl_tight(MTHPCTL_SAMPLE_USAGE, 128 * MB,
 				  8 * MB - 1));
-	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE, 128 * MB, 0));	/* no limit */
+	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_USAGE, 128 * MB, MTHPCTL_NO_LIMIT));
+	assert_false(mthpctl_tight(MTHPCTL_SAMPLE_STALL, 128 * MB, 0));	/* usage unknown */
 	/* 20 ms of stall per window: nothing far from the limit ... */
 	feed_lim(&far, 1000, 0, 128, 64);
 	assert_int_equal(feed_lim(&far, 2000, 20, 128, 64), MTHPCTL_REASON_NONE);
@@ -449,7 +451,7 @@ static void fixed_and_never(void **state)
 static void unknown_rates(void **state)
 {
 	struct mthpctl_state s = {};
-	struct mthpctl_sample x = { .now_ns = 2 * S, .usage = 64 * MB,
+	struct mthpctl_sample x = { .now_ns = 2 * S, .usage = 64 * MB, .headroom = MTHPCTL_NO_LIMIT,
 				    .flags = MTHPCTL_SAMPLE_USAGE };
 
 	feed(&auto_p, &s, 1000, 0, 64);

@@ -192,7 +192,13 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 
 static int load_error(int err, const char *what)
 {
-	if (err == -EPERM || err == -EACCES)
+	/* capabilities were checked first: EACCES at load is the verifier
+	 * refusing the program, not a missing privilege */
+	if (err == -EACCES)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "%s: the kernel's verifier refused the program (%s; rerun with "
+				     "-v for its log)", what, strerror(-err));
+	if (err == -EPERM)
 		return mthpctl_error(MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
 	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,

@@ -217,7 +217,13 @@ double bench_oracle(double rps, double always, double never)
 	return rps / best;
 }
 
-int bench_parse_high_list(const char *s, __u64 *out, int max)
+/*
+ * A comma-separated list of values, each checked and converted by parse_item
+ * (which sees the values before it): the count, or -EINVAL (an empty item,
+ * a bad one), -E2BIG (more than max) or -ENOMEM.
+ */
+static int parse_list(const char *s, __u64 *out, int max,
+		      int (*parse_item)(const char *item, const __u64 *before, int n, __u64 *v))
 {
 	char *copy, *item, *save = NULL;
 	int n = 0, ret = 0;
@@ -233,16 +239,30 @@ int bench_parse_high_list(const char *s, __u64 *out, int max)
 			ret = -E2BIG;
 			break;
 		}
-		if (!strcmp(item, "max")) {
-			v = BENCH_HIGH_MAX;
-		} else if (mthpctl_parse_size(item, &v) || !v) {
-			ret = -EINVAL;
+		ret = parse_item(item, out, n, &v);
+		if (ret)
 			break;
-		}
 		out[n++] = v;
 	}
 	free(copy);
 	return ret ? ret : n;
+}
+
+/* "max" or a size above 0 */
+static int parse_high(const char *item, const __u64 *before, int n, __u64 *v)
+{
+	(void)before;
+	(void)n;
+	if (!strcmp(item, "max")) {
+		*v = BENCH_HIGH_MAX;
+		return 0;
+	}
+	return mthpctl_parse_size(item, v) || !*v ? -EINVAL : 0;
+}
+
+int bench_parse_high_list(const char *s, __u64 *out, int max)
+{
+	return parse_list(s, out, max, parse_high);
 }
 
 int bench_parse_modes(const char *s, unsigned int *mask)
@@ -295,35 +315,22 @@ int bench_split_words(char *s, char **words, int max)
 	}
 }
 
+/* a power of two from 8K to 1G, not named before */
+static int parse_cap_size(const char *item, const __u64 *before, int n, __u64 *v)
+{
+	int i;
+
+	if (mthpctl_parse_size(item, v) || *v < 8192 || *v > (1ULL << 30) || (*v & (*v - 1)))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (before[i] == *v)
+			return -EINVAL;
+	return 0;
+}
+
 int bench_parse_size_list(const char *s, __u64 *out, int max)
 {
-	char *copy, *item, *save = NULL;
-	int n = 0, ret = 0, i;
-	__u64 v;
-
-	if (!s || !*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
-		return -EINVAL;
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		if (n == max) {
-			ret = -E2BIG;
-			break;
-		}
-		if (mthpctl_parse_size(item, &v) || v < 8192 || v > (1ULL << 30) || (v & (v - 1))) {
-			ret = -EINVAL;
-			break;
-		}
-		for (i = 0; i < n; i++)
-			if (out[i] == v)
-				ret = -EINVAL;
-		if (ret)
-			break;
-		out[n++] = v;
-	}
-	free(copy);
-	return ret ? ret : n;
+	return parse_list(s, out, max, parse_cap_size);
 }
 
 /* --- spread --------------------------------------------------------- */

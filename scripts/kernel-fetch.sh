@@ -4,6 +4,8 @@
 #
 # Prints the path of the extracted (pristine) source tree on stdout.
 #   KERNEL_CACHE  cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl)
+#   MTHPCTL_DEBIAN_MIRROR  Debian mirror URL (default: the first one in the
+#                 machine's apt sources)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,17 @@ mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$cache/src"
 
 log() { printf 'kernel-fetch: %s\n' "$*" >&2; }
 
-echo "deb $BASE_MIRROR $BASE_SUITE main" >"$apt_dir/sources.list"
+# The machine's own Debian mirror: the first archive URI (not -security) of
+# its apt sources, one-line or deb822; no host is written into the repository.
+debian_mirror() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		 /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		sed -n -e 's/^deb\(\s\+\[[^]]*\]\)\?\s\+\(\S\+\)\s.*/\2/p' \
+		       -e 's/^URIs:\s*\(\S\+\).*/\1/p' "$f"
+	done | grep -E '/debian/?$' | head -n1 || true
+}
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
 	  -o "Dir::Etc::SourceParts=/dev/null"
 	  -o "Dir::State::Lists=$apt_dir/lists"
@@ -28,7 +40,11 @@ apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
 deb=$apt_dir/${BASE_PACKAGE}_${BASE_VERSION//:/%3a}_all.deb
 version=$BASE_VERSION
 if [ ! -s "$deb" ]; then
-	log "fetching package lists for $BASE_SUITE"
+	BASE_MIRROR=${MTHPCTL_DEBIAN_MIRROR:-$(debian_mirror)}
+	[ -n "$BASE_MIRROR" ] ||
+		{ log "error: no Debian mirror in the apt sources; set MTHPCTL_DEBIAN_MIRROR=URL"; exit 1; }
+	echo "deb $BASE_MIRROR $BASE_SUITE main" >"$apt_dir/sources.list"
+	log "fetching package lists for $BASE_SUITE from $BASE_MIRROR"
 	apt-get -qq "${apt_opts[@]}" update >&2
 	if ! (cd "$apt_dir" && apt-get -qq "${apt_opts[@]}" download \
 		"$BASE_PACKAGE=$BASE_VERSION" >&2); then

@@ -13,7 +13,9 @@ kdir=${1:-$("$top/scripts/kernel-build.sh" | tail -n1)}
 
 release=$(strings "$kdir/bzImage" | sed -n 's/^\([0-9][^ ]*\) (.*/\1/p' | head -n1)
 [ -n "$release" ] || release=unknown
-series=$(cat "$top"/kernel/*.patch | sha256sum | cut -c1-8)
+# the patches the series file names (not the cover letter)
+series=$(grep -v '^\s*\(#\|$\)' "$top/kernel/series" | sed "s|^|$top/kernel/|" |
+	 xargs cat | sha256sum | cut -c1-8)
 dir=$top/include/vmlinux
 name=vmlinux-$release-$series.h
 

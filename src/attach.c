@@ -19,9 +19,6 @@
 #include "pin.h"
 #include "sysfs.h"
 
-#ifndef BPF_F_CGROUP_FD
-#define BPF_F_CGROUP_FD (1U << 7)
-#endif
 #ifndef ENOTSUPP
 #define ENOTSUPP 524	/* kernel-internal, may reach user space */
 #endif
@@ -364,10 +361,10 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 		}
 		have_tmp = false;
 	} else {
-		LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = BPF_F_CGROUP_FD);
-
+		/* the UAPI of upstream's cgroup struct_ops: the cgroup is the
+		 * target, no flag; appended after the cgroup's other policies */
 		link_fd = bpf_link_create(bpf_map__fd(skel->maps.mthpctl_ops), cg_fd,
-					  BPF_STRUCT_OPS, &lopts);
+					  BPF_STRUCT_OPS, NULL);
 		if (link_fd < 0) {
 			ret = load_error(-errno, "attaching the policy failed");
 			goto out;

@@ -12,7 +12,8 @@
  * cold caches). This file loads it without an object file: a STRUCT_OPS program against the vmlinux
  * BTF of struct bpf_mthp_ops, a struct_ops map holding it (with a one-type
  * BTF as its btf_fd, which the kernel requires), and a link to
- * the cgroup with BPF_F_CGROUP_FD, the way mthpctl attach links the policy.
+ * the cgroup (its directory as the link's target), the way mthpctl attach
+ * links the policy.
  * The link lives as long as its fd: closing it (or our exit) detaches.
  */
 #include <errno.h>
@@ -28,9 +29,6 @@
 
 #include "bench_common.h"
 
-#ifndef BPF_F_CGROUP_FD
-#define BPF_F_CGROUP_FD (1U << 7)
-#endif
 #define FLOOR_NAME "choose_floor"
 
 __u32 bench_hook_last_prog_id(void)
@@ -178,14 +176,10 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 		snprintf(note, len, "floor: %s: %s", cg, strerror(-err));
 		goto out;
 	}
-	{
-		LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = BPF_F_CGROUP_FD);
-
-		*link_fd = bpf_link_create(map_fd, cg_fd, BPF_STRUCT_OPS, &lopts);
-		if (*link_fd < 0) {
-			err = -errno;
-			snprintf(note, len, "floor: attaching to %s failed: %s", cg, strerror(-err));
-		}
+	*link_fd = bpf_link_create(map_fd, cg_fd, BPF_STRUCT_OPS, NULL);
+	if (*link_fd < 0) {
+		err = -errno;
+		snprintf(note, len, "floor: attaching to %s failed: %s", cg, strerror(-err));
 	}
 out:
 	btf__free(ubtf);

@@ -153,6 +153,7 @@ struct kbtf_want {
 	const char *name;
 	__u32 kind;
 	const struct btf_type *found;
+	__u32 id;		/* the found type's BTF id */
 };
 
 /* One walk over all types; fills want[i].found. 0 or -EINVAL. */
@@ -161,8 +162,9 @@ static int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n)
 	const char *p = b->data + b->h->hdr_len + b->h->type_off;
 	const char *end = p + b->h->type_len;
 	int i, left = n;
+	__u32 id = 1;		/* vmlinux BTF: type ids count from 1 */
 
-	while (p + sizeof(struct btf_type) <= end && left) {
+	for (; p + sizeof(struct btf_type) <= end && left; id++) {
 		const struct btf_type *t = (const void *)p;
 		__u32 kind = BTF_INFO_KIND(t->info);
 		long extra = kbtf_extra(t);
@@ -176,6 +178,7 @@ static int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n)
 				if (!want[i].found && want[i].kind == kind &&
 				    name[0] == want[i].name[0] && !strcmp(name, want[i].name)) {
 					want[i].found = t;
+					want[i].id = id;
 					left--;
 				}
 		}
@@ -224,6 +227,7 @@ void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 		k->wq = w[4].found;
 		k->ops_data_off = kbtf_member_off(&b, w[1].found, "data");
 		k->ops_fn_off = kbtf_member_off(&b, w[0].found, "choose_orders");
+		k->ops_type_id = w[0].id;
 	}
 	kbtf_close(&b);
 }
@@ -297,7 +301,7 @@ int mthpctl_ensure_pin_root(void)
 	return 0;
 }
 
-/* bpf_link_info.struct_ops as extended by the kernel series. */
+/* bpf_link_info.struct_ops as extended by the kernel series (and upstream). */
 struct struct_ops_link_info {
 	__u32 map_id;
 	__u32 pad;
@@ -323,6 +327,45 @@ int mthpctl_link_query(int fd, struct mthpctl_link *l)
 		l->map_id = so.map_id;
 		l->cgroup_id = so.cgroup_id;
 	}
+	return 0;
+}
+
+/*
+ * BPF_PROG_QUERY attributes with query.type_id, which the UAPI headers this
+ * libbpf ships predate: the struct_ops type's BTF id takes the place of the
+ * padding after prog_cnt, as in upstream's UAPI.
+ */
+struct struct_ops_query_attr {
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 query_flags;
+	__u32 attach_flags;
+	__aligned_u64 prog_ids;
+	__u32 prog_cnt;
+	__u32 type_id;
+	__aligned_u64 prog_attach_flags;
+	__aligned_u64 link_ids;
+	__aligned_u64 link_attach_flags;
+	__u64 revision;
+};
+
+int mthpctl_struct_ops_query(int cg_fd, __u32 type_id, bool effective, __u32 *map_ids,
+			     __u32 *cnt)
+{
+	struct struct_ops_query_attr attr = {
+		.target_fd = cg_fd,
+		.attach_type = BPF_STRUCT_OPS,
+		.query_flags = effective ? BPF_F_QUERY_EFFECTIVE : 0,
+		.prog_ids = (__u64)(unsigned long)map_ids,
+		.prog_cnt = *cnt,
+		.type_id = type_id,
+	};
+
+	if (!type_id)
+		return -ENOENT;
+	if (syscall(__NR_bpf, BPF_PROG_QUERY, &attr, sizeof(attr)) && errno != ENOSPC)
+		return -errno;
+	*cnt = attr.prog_cnt;
 	return 0;
 }
 

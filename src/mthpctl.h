@@ -51,6 +51,7 @@ struct mthpctl_kernel {
 	bool wq;		/* bpf_wq_start */
 	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -errno */
 	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -errno */
+	__u32 ops_type_id;	/* BTF id of struct bpf_mthp_ops; 0: none */
 };
 #define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 /* One walk over the kernel's BTF (no libbpf parse). */
@@ -65,6 +66,11 @@ struct mthpctl_link {
 	__u64 cgroup_id;
 };
 int mthpctl_link_query(int fd, struct mthpctl_link *l);	/* 0 or -errno */
+/* BPF_PROG_QUERY of the struct_ops of BTF type type_id attached to the
+ * cgroup (effective: in effect there, in call order): up to *cnt map ids
+ * into map_ids; *cnt becomes how many there are. 0 or -errno. */
+int mthpctl_struct_ops_query(int cg_fd, __u32 type_id, bool effective, __u32 *map_ids,
+			     __u32 *cnt);
 struct bpf_map_info;
 bool mthpctl_map_info(int fd, struct bpf_map_info *info);	/* false: no map */
 /* A policy's per-CPU totals map (its "totals" pin), summed over CPUs. */

@@ -264,6 +264,10 @@ struct policy {
 	__u64 usage;
 	__u32 prog_id;		/* choose_orders; 0: not found */
 	__u64 run_cnt, run_time_ns;
+	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
+	 * order: ours and those of other attachers here and above */
+	int nr_effective;	/* -1: not known */
+	__u32 effective[16];
 };
 
 static int open_pin(const char *dir, const char *obj)
@@ -296,6 +300,7 @@ static void gather_pins(struct policy *p)
 
 	p->cgstate_fd = -1;
 	p->cg_state = p->cg_subtree = -1;
+	p->nr_effective = -1;
 	fd = open_pin(p->dir, "link");
 	if (fd >= 0) {
 		p->link_ok = !mthpctl_link_query(fd, &p->link);
@@ -495,13 +500,32 @@ static void gather_hooks_by_maps(struct policy *pol, size_t n)
 	}
 }
 
+/* What the kernel says is in effect for the cgroup (needs the cgroup dir). */
+static void gather_effective(const struct env *e, struct policy *p)
+{
+	__u32 cnt = sizeof(p->effective) / sizeof(p->effective[0]);
+	int fd;
+
+	p->nr_effective = -1;
+	if (!p->cgroup || !p->attached)
+		return;
+	fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!mthpctl_struct_ops_query(fd, e->k.ops_type_id, true, p->effective, &cnt))
+		p->nr_effective = cnt;
+	close(fd);
+}
+
 static void gather_hooks(const struct env *e, struct policy *pol, size_t n)
 {
 	size_t i, missing = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		gather_effective(e, &pol[i]);
 		if (!gather_hook(e, &pol[i]) && pol[i].link_ok)
 			missing++;
+	}
 	if (missing)
 		gather_hooks_by_maps(pol, n);
 }
@@ -679,6 +703,18 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	jw_obj_open(w);
 	jw_ku64_or_null(w, "prog_id", p->prog_id, p->prog_id);
 	jw_ku64_or_null(w, "struct_ops_map_id", p->link_ok && p->link.map_id, p->link.map_id);
+	/* every bpf_mthp_ops in effect for the cgroup, in call order */
+	jw_key(w, "effective_map_ids");
+	if (p->nr_effective >= 0) {
+		int i, shown = p->nr_effective < 16 ? p->nr_effective : 16;
+
+		jw_arr_open(w);
+		for (i = 0; i < shown; i++)
+			jw_u64(w, p->effective[i]);
+		jw_arr_close(w);
+	} else {
+		jw_null(w);
+	}
 	jw_ku64_or_null(w, "run_cnt", stats, p->run_cnt);
 	jw_ku64_or_null(w, "run_time_ns", stats, p->run_time_ns);
 	jw_key(w, "ns_per_call");
@@ -723,6 +759,9 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	else
 		printf("    link:          missing (run detach --all)\n");
 	printf("    pin:           %s\n", p->dir);
+	if (p->nr_effective > 1)
+		printf("    in effect:     %d bpf_mthp_ops policies here and above, all must allow a size\n",
+		       p->nr_effective);
 	if (p->have_entry && p->entry_of != p->cgroup)
 		printf("    state of:      %s (the subtree's largest; none of its own)\n",
 		       p->entry_of);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel-side tests of the bpf_mthp_ops series, run as root inside the VM
- * on the patched kernel: cgroup attachment of struct_ops links, hierarchy,
- * the folio sizes really allocated, tva_type, verifier refusals and the PSI
+ * on the patched kernel: cgroup attachment of struct_ops links (upstream's
+ * UAPI: the cgroup as target_fd, ordering flags, revision, cap, query by
+ * type id), hierarchy, the folio sizes really allocated, tva_type,
+ * khugepaged after a deny at mmap time, verifier refusals and the PSI
  * kfunc. Usage: ktest [TEST...]  (default: all but psi_disabled)
  */
 #define _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ktest_policies.skel.h"
 #include "ktest_psi.h"
@@ -329,14 +332,6 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 		buf = map_aligned(len);
 		if (!buf)
 			_exit(3);
-		/*
-		 * Register the mm with khugepaged (an mm forked from one that
-		 * is registered already is, a fresh one may not be): the test
-		 * wants khugepaged to scan it. MADV_HUGEPAGE changes nothing
-		 * else here, every size is "always" already.
-		 */
-		if (linger_ms && madvise(buf, len, MADV_HUGEPAGE))
-			_exit(7);
 		for (i = 0; i < len; i += 4096)
 			buf[i] = 1;
 		if (folio_histogram(buf, len, r.pages))
@@ -402,24 +397,30 @@ static long large_pages(const struct folio_report *r)
 	return n;
 }
 
-/* Attach @map to @cgroup; returns the link fd or -errno. */
-static struct bpf_link *attach_link(struct bpf_map *map, const char *cgroup)
+/* Attach @map to @cgroup with @opts (NULL: appended); NULL with errno. */
+static struct bpf_link *attach_link_opts(struct bpf_map *map, const char *cgroup,
+					 const struct bpf_cgroup_opts *opts)
 {
-	LIBBPF_OPTS(bpf_struct_ops_opts, opts, .flags = BPF_F_CGROUP_FD);
 	struct bpf_link *link;
 	int cg = open(cgroup, O_RDONLY | O_DIRECTORY);
 
 	if (cg < 0)
 		return NULL;
-	opts.target_fd = cg;
-	link = bpf_map__attach_struct_ops_opts(map, &opts);
+	link = bpf_map__attach_cgroup_opts(map, cg, opts);
 	close(cg);
 	return link;
 }
 
-static int attach(struct bpf_map *map, const char *cgroup)
+static struct bpf_link *attach_link(struct bpf_map *map, const char *cgroup)
 {
-	struct bpf_link *link = attach_link(map, cgroup);
+	return attach_link_opts(map, cgroup, NULL);
+}
+
+/* The link fd, or -errno. */
+static int attach_opts(struct bpf_map *map, const char *cgroup,
+		       const struct bpf_cgroup_opts *opts)
+{
+	struct bpf_link *link = attach_link_opts(map, cgroup, opts);
 	int fd;
 
 	if (!link)
@@ -429,6 +430,11 @@ static int attach(struct bpf_map *map, const char *cgroup)
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 	return fd;
+}
+
+static int attach(struct bpf_map *map, const char *cgroup)
+{
+	return attach_opts(map, cgroup, NULL);
 }
 
 static int link_info(int link_fd, struct bpf_link_info *info)
@@ -472,7 +478,7 @@ static int test_link_attach_detach_query(void)
 	struct bpf_link_info info;
 	struct bpf_map_info minfo = {};
 	__u32 mlen = sizeof(minfo);
-	LIBBPF_OPTS(bpf_link_create_opts, noflag);
+	LIBBPF_OPTS(bpf_link_create_opts, badflag, .flags = 1U << 7);
 	struct folio_report r;
 	char path[128], buf[512];
 	struct bpf_link *link;
@@ -494,16 +500,20 @@ static int test_link_attach_detach_query(void)
 	EXPECT(!read_str(path, buf, sizeof(buf)) && strstr(buf, "cgroup_id:"),
 	       "fdinfo lacks cgroup_id: %s", buf);
 
-	/* Refusals: no cgroup flag (on a map whose value is set, so that
-	 * the flag is the only thing wrong), and a target that is not a
-	 * cgroup. */
-	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_only_4k), 0, BPF_STRUCT_OPS, &noflag);
-	EXPECT(fd < 0 && fd == -EOPNOTSUPP, "attach without BPF_F_CGROUP_FD gave %d", fd);
+	/* Refusals (on a map whose value is set, so that the target or the
+	 * flag is the only thing wrong): a flag cgroup links do not know
+	 * (bit 7, the BPF_F_CGROUP_FD of an earlier version of the series),
+	 * no cgroup at all, and a directory that is not a cgroup. */
+	tmp = open(KT_CG "/q", O_RDONLY | O_DIRECTORY);
+	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_only_4k), tmp, BPF_STRUCT_OPS, &badflag);
+	close(tmp);
+	EXPECT(fd == -EINVAL, "attach with an unknown flag gave %d, want -EINVAL", fd);
+	tmp = open("/dev/null", O_RDONLY);
+	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_only_4k), tmp, BPF_STRUCT_OPS, NULL);
+	close(tmp);
+	EXPECT(fd < 0, "attach with /dev/null as the cgroup succeeded");
 	tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
-	{
-		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = BPF_F_CGROUP_FD);
-		fd = bpf_link_create(bpf_map__fd(skel->maps.pol_mask_a), tmp, BPF_STRUCT_OPS, &opts);
-	}
+	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_mask_a), tmp, BPF_STRUCT_OPS, NULL);
 	close(tmp);
 	EXPECT(fd < 0, "attaching to /tmp succeeded");
 
@@ -733,6 +743,242 @@ static int test_tva_type(void)
 	return 0;
 }
 
+static __u32 map_id_of(struct bpf_map *map)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(bpf_map__fd(map), &info, &len) ? 0 : info.id;
+}
+
+/* BPF_PROG_QUERY of the bpf_mthp_ops of @cgroup: map ids into ids[*cnt]. */
+static int query_struct_ops(const char *cgroup, __u32 type_id, bool effective,
+			    __u32 *ids, __u32 *cnt, __u64 *revision)
+{
+	LIBBPF_OPTS(bpf_prog_query_opts, q, .prog_ids = ids, .count = *cnt, .type_id = type_id,
+		    .query_flags = effective ? BPF_F_QUERY_EFFECTIVE : 0);
+	int cg = open(cgroup, O_RDONLY | O_DIRECTORY), err;
+
+	if (cg < 0)
+		return -errno;
+	err = bpf_prog_query_opts(cg, BPF_STRUCT_OPS, &q);
+	close(cg);
+	*cnt = q.count;
+	if (revision)
+		*revision = q.revision;
+	return err;
+}
+
+static bool ids_are(const __u32 *got, __u32 n, const __u32 *want, __u32 m)
+{
+	return n == m && !memcmp(got, want, n * sizeof(*got));
+}
+
+/*
+ * Upstream's cgroup struct_ops UAPI: placement with BPF_F_BEFORE/AFTER and
+ * an anchor link, BPF_F_PREORDER, expected_revision, BPF_PROG_QUERY by
+ * type id (attached and effective), the 64-attachment cap.
+ */
+static int test_order_query_cap(void)
+{
+	__u32 a = map_id_of(skel->maps.pol_mask_a), b = map_id_of(skel->maps.pol_mask_b);
+	__u32 c = map_id_of(skel->maps.pol_mask_c), k = map_id_of(skel->maps.pol_only_4k);
+	__u32 d = map_id_of(skel->maps.pol_deny_fault);
+	__u32 ids[80], cnt, type_id, other_id;
+	int la, lb, lc, lk, lp, fd, i, capfd[64];
+	__u64 rev;
+	struct btf *vmlinux;
+
+	vmlinux = btf__load_vmlinux_btf();
+	EXPECT(vmlinux, "vmlinux BTF: %s", strerror(errno));
+	type_id = btf__find_by_name_kind(vmlinux, "bpf_mthp_ops", BTF_KIND_STRUCT);
+	other_id = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+	btf__free(vmlinux);
+	EXPECT((int)type_id > 0 && (int)other_id > 0, "BTF ids %d %d", (int)type_id, (int)other_id);
+
+	cg_make(KT_CG "/ord");
+	cg_make(KT_CG "/ord/kid");
+	la = attach(skel->maps.pol_mask_a, KT_CG "/ord");
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_BEFORE);
+		lb = attach_opts(skel->maps.pol_mask_b, KT_CG "/ord", &o);
+	}
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_AFTER | BPF_F_LINK, .relative_fd = lb);
+		lc = attach_opts(skel->maps.pol_mask_c, KT_CG "/ord", &o);
+	}
+	EXPECT(la >= 0 && lb >= 0 && lc >= 0, "attach a %d, b (before) %d, c (after b) %d", la, lb, lc);
+
+	cnt = 80;
+	EXPECT(!query_struct_ops(KT_CG "/ord", type_id, false, ids, &cnt, &rev), "query: %s",
+	       strerror(errno));
+	printf("#   attached to ord: %u maps, revision %llu\n", cnt, (unsigned long long)rev);
+	EXPECT(ids_are(ids, cnt, (__u32[]){ b, c, a }, 3), "order %u %u %u (%u), want b c a",
+	       ids[0], ids[1], ids[2], cnt);
+	EXPECT(rev == 3, "revision %llu after 3 attachments", (unsigned long long)rev);
+
+	/* Refusals: a stale revision; an anchor without BPF_F_LINK; an anchor
+	 * with both or neither of BEFORE/AFTER; an anchor attached elsewhere;
+	 * a type id that is no cgroup struct_ops; a buffer too small. */
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .expected_revision = 1);
+		fd = attach_opts(skel->maps.pol_only_4k, KT_CG "/ord", &o);
+		EXPECT(fd == -ESTALE, "stale revision gave %d, want -ESTALE", fd);
+	}
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_BEFORE, .relative_fd = la);
+		fd = attach_opts(skel->maps.pol_only_4k, KT_CG "/ord", &o);
+		EXPECT(fd == -EINVAL, "anchor without BPF_F_LINK gave %d, want -EINVAL", fd);
+	}
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_LINK, .relative_fd = la);
+		fd = attach_opts(skel->maps.pol_only_4k, KT_CG "/ord", &o);
+		EXPECT(fd == -EINVAL, "anchor without BEFORE/AFTER gave %d, want -EINVAL", fd);
+	}
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_BEFORE | BPF_F_LINK, .relative_fd = la);
+		fd = attach_opts(skel->maps.pol_only_4k, KT_CG "/ord/kid", &o);
+		EXPECT(fd == -ENOENT, "anchor of another cgroup gave %d, want -ENOENT", fd);
+	}
+	cnt = 80;
+	EXPECT(query_struct_ops(KT_CG "/ord", other_id, false, ids, &cnt, NULL) == -ENOENT,
+	       "query with task_struct's type id did not give -ENOENT");
+	cnt = 2;
+	EXPECT(query_struct_ops(KT_CG "/ord", type_id, false, ids, &cnt, NULL) == -ENOSPC &&
+	       cnt == 3 && ids[0] == b && ids[1] == c,
+	       "short buffer: cnt %u ids %u %u, want -ENOSPC, 3, b c", cnt, ids[0], ids[1]);
+
+	/* Effective for the child: its own first, then the parent's in order;
+	 * BPF_F_PREORDER ones before all, the root's first. */
+	lk = attach(skel->maps.pol_only_4k, KT_CG "/ord/kid");
+	{
+		LIBBPF_OPTS(bpf_cgroup_opts, o, .flags = BPF_F_PREORDER);
+		lp = attach_opts(skel->maps.pol_deny_fault, KT_CG "/ord", &o);
+	}
+	EXPECT(lk >= 0 && lp >= 0, "attach kid %d, preorder %d", lk, lp);
+	cnt = 80;
+	EXPECT(!query_struct_ops(KT_CG "/ord/kid", type_id, true, ids, &cnt, &rev),
+	       "effective query: %s", strerror(errno));
+	EXPECT(ids_are(ids, cnt, (__u32[]){ d, k, b, c, a }, 5),
+	       "effective order %u %u %u %u %u (%u), want d k b c a", ids[0], ids[1], ids[2],
+	       ids[3], ids[4], cnt);
+	EXPECT(rev == 0, "effective query reported revision %llu", (unsigned long long)rev);
+	cnt = 80;
+	EXPECT(!query_struct_ops(KT_CG "/ord/kid", type_id, false, ids, &cnt, NULL) &&
+	       ids_are(ids, cnt, (__u32[]){ k }, 1), "kid's own list has %u entries", cnt);
+
+	/* The cap: 64 per cgroup and type, the 65th is -E2BIG */
+	cg_make(KT_CG "/cap");
+	for (i = 0; i < 64; i++) {
+		capfd[i] = attach(skel->maps.pol_mask_b, KT_CG "/cap");
+		EXPECT(capfd[i] >= 0, "attachment %d of 64: %s", i + 1, strerror(-capfd[i]));
+	}
+	fd = attach(skel->maps.pol_mask_b, KT_CG "/cap");
+	EXPECT(fd == -E2BIG, "attachment 65 gave %d, want -E2BIG", fd);
+	for (i = 0; i < 64; i++)
+		close(capfd[i]);
+	close(la);
+	close(lb);
+	close(lc);
+	close(lk);
+	close(lp);
+	cnt = 80;
+	EXPECT(!query_struct_ops(KT_CG "/ord/kid", type_id, true, ids, &cnt, NULL) && cnt == 0,
+	       "%u struct_ops still in effect after closing every link", cnt);
+	cg_remove(KT_CG "/ord/kid");
+	cg_remove(KT_CG "/ord");
+	cg_remove(KT_CG "/cap");
+	return 0;
+}
+
+/*
+ * The exec'd child of test_khugepaged_after_deny: a fresh mm (not forked
+ * from one registered with khugepaged) that maps and faults LEN bytes
+ * while the policy denies large folios, reports, waits for the word to
+ * go, then waits for khugepaged to collapse its memory and reports again.
+ */
+static int fresh_mm_child(size_t len, int wfd, int rfd)
+{
+	struct folio_report r = {};
+	long hist[MAX_ORDER_SEEN + 1];
+	char *buf, go;
+	size_t i;
+	int t;
+
+	buf = map_aligned(len);
+	if (!buf)
+		return 3;
+	for (i = 0; i < len; i += 4096)
+		buf[i] = 1;
+	if (folio_histogram(buf, len, r.pages))
+		return 4;
+	if (write(wfd, &r, sizeof(r)) != sizeof(r) || read(rfd, &go, 1) != 1)
+		return 6;
+	for (t = 0; t < 300; t++) {	/* up to 30 s */
+		if (folio_histogram(buf, len, hist))
+			return 5;
+		r.huge_after_collapse = hist[9];
+		if ((size_t)hist[9] == len / 4096)
+			break;
+		usleep(100 * 1000);
+	}
+	return write(wfd, &r, sizeof(r)) == sizeof(r) ? 0 : 6;
+}
+
+/*
+ * An mm whose memory was mapped and faulted while the policy denied large
+ * folios is collapsed by khugepaged once the policy is gone: registration
+ * with khugepaged at mmap time does not ask the policy.
+ */
+static int test_khugepaged_after_deny(void)
+{
+	size_t len = 4UL << 20;
+	struct folio_report first, after;
+	int up[2], down[2], lfd, status;
+	char a1[32], a2[16], a3[16];
+	pid_t pid;
+
+	cg_make(KT_CG "/kdeny");
+	skel->bss->allowed_a = 0;
+	lfd = attach(skel->maps.pol_mask_a, KT_CG "/kdeny");
+	EXPECT(lfd >= 0, "attach deny-all: %s", strerror(-lfd));
+	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	write_str(SCAN_SLEEP, "100");
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		if (cg_enter(KT_CG "/kdeny"))
+			_exit(2);
+		snprintf(a1, sizeof(a1), "%zu", len);
+		snprintf(a2, sizeof(a2), "%d", up[1]);
+		snprintf(a3, sizeof(a3), "%d", down[0]);
+		execl("/proc/self/exe", "ktest", "--fresh-mm-child", a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	close(up[1]);
+	close(down[0]);
+	EXPECT(pid > 0, "fork: %s", strerror(errno));
+	if (read(up[0], &first, sizeof(first)) != sizeof(first)) {
+		waitpid(pid, &status, 0);
+		EXPECT(false, "fresh-mm child failed before reporting (status %d)", status);
+	}
+	close(lfd);	/* the policy goes away: khugepaged may collapse now */
+	EXPECT(write(down[1], "g", 1) == 1, "cannot wake the child");
+	EXPECT(read(up[0], &after, sizeof(after)) == sizeof(after), "no second report");
+	waitpid(pid, &status, 0);
+	close(up[0]);
+	close(down[1]);
+	printf("#   faulted under deny: %ld of %zu pages large; after the policy went: %ld pages in 2M folios\n",
+	       large_pages(&first), len / 4096, after.huge_after_collapse);
+	EXPECT(large_pages(&first) == 0, "the deny policy let %ld pages be large", large_pages(&first));
+	EXPECT((size_t)after.huge_after_collapse == len / 4096,
+	       "khugepaged collapsed %ld of %zu pages (mm not registered?)",
+	       after.huge_after_collapse, len / 4096);
+	cg_remove(KT_CG "/kdeny");
+	return 0;
+}
+
 static int expect_rejected(const char *obj_path, const char *needle)
 {
 	struct bpf_object *obj;
@@ -867,11 +1113,13 @@ struct test {
 
 static const struct test tests[] = {
 	{ "link_attach_detach_query", test_link_attach_detach_query, true },
+	{ "order_query_cap", test_order_query_cap, true },
 	{ "folio_sizes", test_folio_sizes, true },
 	{ "pin_outlives_creator", test_pin_outlives_creator, true },
 	{ "cgroup_removal_detaches", test_cgroup_removal_detaches, true },
 	{ "hierarchy", test_hierarchy, true },
 	{ "tva_type", test_tva_type, true },
+	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },
 	{ "psi_disabled", test_psi_disabled, false },
@@ -897,6 +1145,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int a;
 
+	if (argc == 5 && !strcmp(argv[1], "--fresh-mm-child"))
+		return fresh_mm_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(objdir, sizeof(objdir), "%s", argv[0]);
 	slash = strrchr(objdir, '/');

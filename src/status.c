@@ -399,7 +399,7 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
 	snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
 	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
-		__u64 anon, shmem;
+		__u64 anon = 0, shmem = 0;
 
 		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
 				!mthpctl_stat_get(buf, "shmem", &shmem);

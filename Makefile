@@ -179,7 +179,7 @@ fuzz-build: $(FUZZ_BINS)
 # Each target for FUZZ_SECONDS (fuzz) or FUZZ_SHORT_SECONDS (fuzz-short,
 # part of check), starting from its committed corpus (the regression inputs
 # included); new inputs go to .output/fuzz/corpus, crashes to
-# .output/fuzz/artifacts. FUZZ_JOBS=N: parallel jobs per target (fuzz only).
+# .output/fuzz/artifacts.
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 fuzz-short: $(FUZZ_BINS)

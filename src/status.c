@@ -143,7 +143,8 @@ static void gather_env(struct env *e)
 		{
 			char bpf[256];
 
-			e->bpffs = !mthpctl_find_mount(buf, "bpf", bpf, sizeof(bpf));
+			/* mounted, wherever (the path itself is not used) */
+			e->bpffs = mthpctl_find_mount(buf, "bpf", bpf, sizeof(bpf)) != -ENOENT;
 		}
 	}
 	if (e->cg2[0]) {

@@ -78,6 +78,15 @@ static void csv_errors(void **state)
 	/* junk numbers, unterminated quote, single field */
 	assert_int_equal(bench_parse_redis_csv(
 		"\"test\",\"rps\"\n\"SET\",\"fast\"\n", "SET", &r), -EINVAL);
+	/* not measurements: infinite, NaN, signed, spaced (fuzz_redis_csv) */
+	assert_int_equal(bench_parse_redis_csv("SET,inf\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,1e999\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,nan\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,+5\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET, 5\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("\"test\",\"rps\",\"p99_latency_ms\"\n"
+					       "\"SET\",\"5\",\"-inf\"\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,5\n", "SET", &r), 0);
 	assert_int_equal(bench_parse_redis_csv(
 		"\"test\",\"rps\"\n\"SET\",\"-5\"\n", "SET", &r), -EINVAL);
 	assert_int_equal(bench_parse_redis_csv(

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The running kernel's BTF without libbpf's parser: mthpctl needs a few
+ * names and two member offsets, and parsing and validating all of it costs
+ * ~7 ms natively, ~10x that under emulation, once per run. The types are
+ * walked once, comparing the names of structs and functions only. Pure (no
+ * libbpf): src/bpfutil.c maps or reads the file, tests/fuzz/fuzz_btf.c
+ * feeds it anything.
+ */
+#ifndef MTHPCTL_KBTF_H
+#define MTHPCTL_KBTF_H
+
+#include <stddef.h>
+#include <linux/btf.h>
+#include <linux/types.h>
+
+struct kbtf {
+	const char *data;		/* 4-byte aligned */
+	size_t size;
+	const struct btf_header *h;
+};
+
+/* Check the header: magic, sections inside size, the type section 4-byte
+ * aligned, the string section ending in a NUL. 0 or -EINVAL. */
+int kbtf_init(struct kbtf *b, const void *data, size_t size);
+
+struct kbtf_want {
+	const char *name;
+	__u32 kind;			/* BTF_KIND_STRUCT or BTF_KIND_FUNC */
+	const struct btf_type *found;	/* with its members inside the data */
+};
+
+/* One walk over all types; fills want[i].found. 0 or -EINVAL (a type of
+ * unknown kind, or one running past the type section). */
+int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n);
+
+/* Byte offset of a member of a struct found by kbtf_find, or -ENOENT (t
+ * NULL or not a struct). */
+int kbtf_member_off(const struct kbtf *b, const struct btf_type *t, const char *member);
+
+#endif

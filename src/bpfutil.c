@@ -109,13 +109,7 @@ static int kbtf_open(struct kbtf_file *f)
 
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
-	struct kbtf_want w[] = {
-		{ "bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_cgroup_psi_stall", BTF_KIND_FUNC },
-		{ "bpf_get_mem_cgroup", BTF_KIND_FUNC },
-		{ "bpf_wq_start", BTF_KIND_FUNC },
-	};
+	struct kbtf_features ft;
 	struct kbtf_file f;
 
 	memset(k, 0, sizeof(*k));
@@ -123,13 +117,13 @@ void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 	if (kbtf_open(&f))
 		return;
 	k->btf = true;
-	if (!kbtf_find(&f.b, w, sizeof(w) / sizeof(w[0]))) {
-		k->mthp_ops = w[0].found && w[1].found;
-		k->psi_kfunc = w[2].found;
-		k->memcg_kfuncs = w[3].found;
-		k->wq = w[4].found;
-		k->ops_data_off = kbtf_member_off(&f.b, w[1].found, "data");
-		k->ops_fn_off = kbtf_member_off(&f.b, w[0].found, "choose_orders");
+	if (!kbtf_features(&f.b, &ft)) {
+		k->mthp_ops = ft.mthp_ops;
+		k->psi_kfunc = ft.psi_kfunc;
+		k->memcg_kfuncs = ft.memcg_kfuncs;
+		k->wq = ft.wq;
+		k->ops_data_off = ft.ops_data_off;
+		k->ops_fn_off = ft.ops_fn_off;
 	}
 	kbtf_close(&f);
 }

@@ -102,3 +102,26 @@ int kbtf_member_off(const struct kbtf *b, const struct btf_type *t, const char *
 	}
 	return -ENOENT;
 }
+
+int kbtf_features(const struct kbtf *b, struct kbtf_features *f)
+{
+	struct kbtf_want w[] = {
+		{ "bpf_mthp_ops", BTF_KIND_STRUCT },
+		{ "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT },
+		{ "bpf_cgroup_psi_stall", BTF_KIND_FUNC },
+		{ "bpf_get_mem_cgroup", BTF_KIND_FUNC },
+		{ "bpf_wq_start", BTF_KIND_FUNC },
+	};
+
+	memset(f, 0, sizeof(*f));
+	f->ops_data_off = f->ops_fn_off = -ENOENT;
+	if (kbtf_find(b, w, sizeof(w) / sizeof(w[0])))
+		return -EINVAL;
+	f->mthp_ops = w[0].found && w[1].found;
+	f->psi_kfunc = w[2].found;
+	f->memcg_kfuncs = w[3].found;
+	f->wq = w[4].found;
+	f->ops_data_off = kbtf_member_off(b, w[1].found, "data");
+	f->ops_fn_off = kbtf_member_off(b, w[0].found, "choose_orders");
+	return 0;
+}

@@ -10,6 +10,7 @@
 #ifndef MTHPCTL_KBTF_H
 #define MTHPCTL_KBTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/btf.h>
 #include <linux/types.h>
@@ -37,5 +38,18 @@ int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n);
 /* Byte offset of a member of a struct found by kbtf_find, or -ENOENT (t
  * NULL or not a struct). */
 int kbtf_member_off(const struct kbtf *b, const struct btf_type *t, const char *member);
+
+/* What mthpctl looks for: the series' struct_ops and kfuncs, bpf_wq, and
+ * the member offsets attach and status need. */
+struct kbtf_features {
+	bool mthp_ops;		/* bpf_mthp_ops and its struct_ops value type */
+	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
+	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
+	bool wq;		/* bpf_wq_start */
+	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -ENOENT */
+	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -ENOENT */
+};
+/* 0, or -EINVAL (f: nothing found) when the walk fails. */
+int kbtf_features(const struct kbtf *b, struct kbtf_features *f);
 
 #endif

@@ -3,7 +3,7 @@
  * The kernel's BTF (/sys/kernel/btf/vmlinux) as src/kbtf.c walks it for
  * `mthpctl status` and attach: the header, the types up to the ones
  * mthpctl looks for, their members and names. Seeds: .BTF sections of
- * small BPF objects declaring those types (tests/fuzz/corpus/btf).
+ * small BPF objects declaring those types (tests/fuzz/btf-seed.c).
  */
 #include <errno.h>
 
@@ -12,32 +12,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kbtf_want w[] = {
-		{ "bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_cgroup_psi_stall", BTF_KIND_FUNC },
-		{ "bpf_get_mem_cgroup", BTF_KIND_FUNC },
-		{ "bpf_wq_start", BTF_KIND_FUNC },
-	};
-	/* a heap block of exactly size bytes (malloc aligns it as a mapping
-	 * or mthpctl's malloc would) */
+	/* a heap block of exactly size bytes, aligned as a mapping or
+	 * mthpctl's malloc would be */
 	void *copy = malloc(size ? size : 1);
+	struct kbtf_features f;
 	struct kbtf b;
-	size_t i;
 
 	if (!copy)
 		abort();
 	memcpy(copy, data, size);
-	if (!kbtf_init(&b, copy, size) && !kbtf_find(&b, w, sizeof(w) / sizeof(w[0]))) {
-		for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-			const char *t = (const char *)w[i].found;
-
-			fuzz_assert(!t || (t >= (const char *)copy &&
-					   t + sizeof(struct btf_type) <= (const char *)copy + size));
-		}
-		kbtf_member_off(&b, w[1].found, "data");
-		kbtf_member_off(&b, w[0].found, "choose_orders");
-		kbtf_member_off(&b, w[2].found, "x");	/* a FUNC: no members */
+	if (!kbtf_init(&b, copy, size) && !kbtf_features(&b, &f)) {
+		/* an offset is one of a member inside its struct (< 2^32 / 8) */
+		fuzz_assert(f.ops_data_off == -ENOENT || (f.ops_data_off >= 0 && f.ops_data_off < 1 << 29));
+		fuzz_assert(f.ops_fn_off == -ENOENT || (f.ops_fn_off >= 0 && f.ops_fn_off < 1 << 29));
+		fuzz_assert(f.mthp_ops || f.ops_data_off == -ENOENT || f.ops_fn_off == -ENOENT);
 	}
 	free(copy);
 	return 0;

@@ -250,6 +250,19 @@ static int parse_list(const char *s, __u64 *out, int max,
 	return ret ? ret : n;
 }
 
+int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*end || errno || *v < min || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
 /* "max" or a size above 0 */
 static int parse_high(const char *item, const __u64 *before, int n, __u64 *v)
 {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Sizes, durations and the bench option lists (src/parse.c, src/bench_calc.c):
- * command-line input. Every accepted size or duration formats back to a
- * string that parses to the same value; list results stay in bounds.
+ * Sizes, durations, counts and the bench option lists (src/parse.c,
+ * src/bench_calc.c): command-line input. Every accepted size or duration
+ * formats back to a string that parses to the same value; list results
+ * stay in bounds.
  */
 #include <errno.h>
 
@@ -54,6 +55,8 @@ static void lists(const char *s)
 	}
 	if (!bench_parse_modes(s, &mask))
 		fuzz_assert(mask && mask < 1u << BENCH_NR_MODES);
+	if (!bench_parse_count(s, 1, 1000000, &out[0]))
+		fuzz_assert(out[0] >= 1 && out[0] <= 1000000 && *s >= '0' && *s <= '9');
 }
 
 static void words(const char *s)

@@ -352,12 +352,28 @@ static void size_list(void **state)
 	assert_int_equal(bench_parse_size_list("16K,32K", v, 1), -E2BIG);
 }
 
+static void counts(void **state)
+{
+	__u64 v;
+
+	assert_int_equal(bench_parse_count("16", 1, 100, &v), 0);
+	assert_true(v == 16);
+	assert_int_equal(bench_parse_count("0", 1, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("101", 1, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count(" 1", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("1k", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("99999999999999999999", 0, ~0ULL, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count(NULL, 0, 100, &v), -EINVAL);
+}
+
 int run_bench_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(counts),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list),

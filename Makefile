@@ -16,8 +16,19 @@ VERSION		:= 0.1.0
 CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		   -Wno-format-truncation
-USER_CFLAGS	:= $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+BASE_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE \
 		   -DMTHPCTL_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUTPUT)
+USER_CFLAGS	:= $(CFLAGS) $(BASE_CFLAGS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer builds (clang-19): the unit
+# tests, the tool (libbpf.a stays uninstrumented) and the fuzz targets.
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_CFLAGS	:= -O1 -g $(SAN_FLAGS) $(BASE_CFLAGS)
+SAN_OUT		:= $(OUTPUT)/asan
+FUZZ_OUT	:= $(OUTPUT)/fuzz
+# every report is fatal; leaks are reported at exit
+SAN_ENV		:= ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0 \
+		   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 ifeq ($(V),1)
 Q :=
@@ -31,7 +42,7 @@ endif
 # libbpf + bpftool: a matched pair built from the kernel tree by
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
-NO_TOOLCHAIN_GOALS := clean unit-check
+NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk
@@ -49,7 +60,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall \
 		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
 
 # Pure logic, unit-tested without libbpf.
-LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c
+LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/kbtf.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   src/bench.c src/bench_common.c src/bench_redis.c src/bench_pagefault.c src/bench_sparse.c \
 		   src/bench_hook.c
@@ -58,10 +69,21 @@ TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_SRCS	:= $(wildcard tests/unit/*.c)
 TEST_OBJS	:= $(TEST_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_BIN	:= $(OUTPUT)/tests/unit-tests
+SAN_LIB_OBJS	:= $(LIB_SRCS:%.c=$(SAN_OUT)/%.o)
+SAN_TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(SAN_OUT)/%.o)
+SAN_TEST_OBJS	:= $(TEST_SRCS:%.c=$(SAN_OUT)/%.o)
+SAN_TEST_BIN	:= $(SAN_OUT)/tests/unit-tests
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME)
+FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+FUZZ_BINS	:= $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz_%)
+FUZZ_LIB_OBJS	:= $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
+FUZZ_SECONDS	?= 60
+FUZZ_SHORT_SECONDS ?= 5
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
-.PHONY: all clean install unit-check check-docs check-patches check-kernel-configs vm-tests vm-check check bench demo
+.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-patches check-kernel-configs vm-tests vm-check check bench demo
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -114,6 +136,55 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 unit-check: $(TEST_BIN)
 	$(Q)$(TEST_BIN)
 
+# --- sanitizers --------------------------------------------------------
+
+$(SAN_LIB_OBJS) $(SAN_TEST_OBJS): $(SAN_OUT)/%.o: %.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SAN_TOOL_OBJS): $(SAN_OUT)/%.o: %.c $(SKEL)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -c $< -o $@
+
+$(SAN_TEST_BIN): $(SAN_TEST_OBJS) $(SAN_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(SAN_FLAGS) -o $@ $^ -lcmocka -lm
+
+unit-check-asan: $(SAN_TEST_BIN)
+	$(Q)$(SAN_ENV) $(SAN_TEST_BIN)
+
+# The tool with ASan+UBSan, for tests/vm/asan.sh.
+mthpctl-asan: $(SAN_OUT)/mthpctl
+$(SAN_OUT)/mthpctl: $(SAN_TOOL_OBJS) $(SAN_LIB_OBJS) $(LIBBPF_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(SAN_FLAGS) -o $@ $(SAN_TOOL_OBJS) $(SAN_LIB_OBJS) $(LIBBPF_A) -lelf -lz -lm
+
+# --- fuzzing (libFuzzer; no libbpf, no skeleton) -----------------------
+
+$(FUZZ_LIB_OBJS): $(FUZZ_OUT)/%.o: %.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FUZZ_LIB_OBJS) -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS (fuzz) or FUZZ_SHORT_SECONDS (fuzz-short,
+# part of check), starting from its committed corpus (the regression inputs
+# included); new inputs go to .output/fuzz/corpus, crashes to
+# .output/fuzz/artifacts.
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+fuzz-short: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
+
 check-docs: mthpctl
 	$(Q)tests/check-docs.sh ./mthpctl
 
@@ -131,7 +202,7 @@ $(OUTPUT)/tests/vm/bpfobjs: tests/vm/bpfobjs.c $(LIBBPF_A)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -o $@ $< $(LIBBPF_A) -lelf -lz
 
-vm-check: mthpctl vm-tests
+vm-check: mthpctl mthpctl-asan vm-tests
 	$(Q)scripts/vm-check.sh
 
 # checkpatch --strict from the base tree on the kernel series, and no fuzz.
@@ -143,7 +214,7 @@ check-patches:
 check-kernel-configs:
 	$(Q)scripts/kernel-config-check.sh
 
-check: unit-check check-docs check-patches vm-check
+check: unit-check unit-check-asan fuzz-short check-docs check-patches vm-check
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests
@@ -178,4 +249,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) mthpctl
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
+	$(SAN_OUT)/src/*.d $(SAN_OUT)/tests/unit/*.d $(FUZZ_OUT)/src/*.d $(FUZZ_OUT)/*.d)

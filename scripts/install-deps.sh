@@ -19,8 +19,8 @@ SUDO=
 pkgs=(
 	# build: user space and BPF
 	make gcc pkg-config clang-19 llvm-19 libelf-dev zlib1g-dev libcap-dev
-	# tests and docs
-	libcmocka-dev python3-docutils jq
+	# tests and docs; libclang-rt-19-dev: ASan/UBSan and libFuzzer runtimes
+	libcmocka-dev python3-docutils jq libclang-rt-19-dev
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev

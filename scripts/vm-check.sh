@@ -2,7 +2,8 @@
 # The VM half of `make check`: build the patched kernel (cached), build the
 # kernel tests, boot the kernel under virtme-ng and run them; then boot with
 # psi=0 and check the PSI kfunc's answer there; then mthpctl's integration
-# tests, a short run of each benchmark and the restore-on-interrupt test.
+# tests, the ASan/UBSan build of mthpctl (tests/vm/asan.sh), a short run of
+# each benchmark and the restore-on-interrupt test.
 #
 #   VM_RESULTS=dir   where guest output and console logs go
 #                    (default .output/vm-results)
@@ -32,6 +33,10 @@ scripts/vm-run.sh -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \
 log "mthpctl integration tests"
 scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -- \
 	"$top/tests/vm/run.sh" || status=1
+
+log "mthpctl built with ASan+UBSan: attach, status, detach, a short bench"
+scripts/vm-run.sh -k "$kdir" -o "$results/asan" -- \
+	"$top/tests/vm/asan.sh" || status=1
 
 log "mthpctl bench, short run of every benchmark"
 scripts/vm-run.sh -k "$kdir" -o "$results/bench-short" -- \

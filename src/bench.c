@@ -64,19 +64,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (*end || errno || *v < min || *v > max)
-		return -EINVAL;
-	return 0;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct bench_opts *o = state->input;
@@ -84,7 +71,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	int n;
 
 #define COUNT(field, min, max, what) do {					\
-		if (parse_count(arg, min, max, &v))				\
+		if (bench_parse_count(arg, min, max, &v))				\
 			argp_error(state, "bad %s '%s' (a number from %llu to %llu)", \
 				   what, arg, (unsigned long long)(min),	\
 				   (unsigned long long)(max));			\

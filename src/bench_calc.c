@@ -53,15 +53,17 @@ static int csv_split(char *line, char **f, int max)
 	}
 }
 
+/* A plain decimal number >= 0 ("42553.19"): strtod alone would also take
+ * " 1", "+1", "inf" and "nan", which no measurement is. */
 static int to_double(const char *s, double *v)
 {
 	char *end;
 
-	if (!*s)
+	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	*v = strtod(s, &end);
-	if (*end || errno || isnan(*v) || *v < 0)
+	if (*end || errno || !isfinite(*v))
 		return -EINVAL;
 	return 0;
 }
@@ -246,6 +248,19 @@ static int parse_list(const char *s, __u64 *out, int max,
 	}
 	free(copy);
 	return ret ? ret : n;
+}
+
+int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*end || errno || *v < min || *v > max)
+		return -EINVAL;
+	return 0;
 }
 
 /* "max" or a size above 0 */

@@ -33,6 +33,10 @@ double bench_pct(double x, double base);
  * NAN when both are. */
 double bench_oracle(double rps, double always, double never);
 
+/* A decimal count from min to max ("16"; no sign, no space, no unit).
+ * Returns 0 or -EINVAL. */
+int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v);
+
 #define BENCH_MAX_LIST 16
 #define BENCH_HIGH_MAX (~0ULL)
 

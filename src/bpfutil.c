@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "kbtf.h"
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "pin.h"
@@ -46,28 +47,34 @@ void mthpctl_libbpf_setup(void)
 	libbpf_set_print(print_fn);
 }
 
-/*
- * The running kernel's BTF without libbpf's parser: mthpctl needs a few
- * names and two member offsets, and parsing and validating all of it costs
- * ~7 ms natively, ~10x that under emulation, once per run. The file is
- * mapped (kernels since 6.16 allow it) or else read, and its types are
- * walked once, comparing the names of structs and functions only.
- */
-struct kbtf {
+/* The running kernel's BTF (parsed by src/kbtf.c), mapped (kernels since
+ * 6.16 allow it) or else read. */
+struct kbtf_file {
 	char *data;
 	size_t size;
 	bool mapped;
-	const struct btf_header *h;
+	struct kbtf b;
 };
 
-static int kbtf_open(struct kbtf *b)
+static void kbtf_close(struct kbtf_file *f)
+{
+	if (!f->data)
+		return;
+	if (f->mapped)
+		munmap(f->data, f->size);
+	else
+		free(f->data);
+	f->data = NULL;
+}
+
+static int kbtf_open(struct kbtf_file *f)
 {
 	struct stat st;
 	ssize_t r;
 	size_t off = 0;
 	int fd;
 
-	memset(b, 0, sizeof(*b));
+	memset(f, 0, sizeof(*f));
 	fd = open(MTHPCTL_VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -75,161 +82,51 @@ static int kbtf_open(struct kbtf *b)
 		close(fd);
 		return -EINVAL;
 	}
-	b->size = st.st_size;
-	b->data = mmap(NULL, b->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (b->data != MAP_FAILED) {
-		b->mapped = true;
+	f->size = st.st_size;
+	f->data = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (f->data != MAP_FAILED) {
+		f->mapped = true;
 	} else {
 		/* sysfs hands out at most a page per read */
-		b->data = malloc(b->size);
-		while (b->data && off < b->size &&
-		       (r = pread(fd, b->data + off, b->size - off, off)) > 0)
+		f->data = malloc(f->size);
+		while (f->data && off < f->size &&
+		       (r = pread(fd, f->data + off, f->size - off, off)) > 0)
 			off += r;
-		if (!b->data || off != b->size) {
-			free(b->data);
-			b->data = NULL;
+		if (!f->data || off != f->size) {
+			free(f->data);
+			f->data = NULL;
 			close(fd);
 			return -EIO;
 		}
 	}
 	close(fd);
-	b->h = (const struct btf_header *)b->data;
-	if (b->h->magic != BTF_MAGIC || b->h->hdr_len < sizeof(__u32) * 6 ||
-	    (__u64)b->h->hdr_len + b->h->type_off + b->h->type_len > b->size ||
-	    (__u64)b->h->hdr_len + b->h->str_off + b->h->str_len > b->size) {
-		if (b->mapped)
-			munmap(b->data, b->size);
-		else
-			free(b->data);
-		b->data = NULL;
+	if (kbtf_init(&f->b, f->data, f->size)) {
+		kbtf_close(f);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static void kbtf_close(struct kbtf *b)
-{
-	if (!b->data)
-		return;
-	if (b->mapped)
-		munmap(b->data, b->size);
-	else
-		free(b->data);
-	b->data = NULL;
-}
-
-static const char *kbtf_str(const struct kbtf *b, __u32 off)
-{
-	if (off >= b->h->str_len)
-		return "";
-	return b->data + b->h->hdr_len + b->h->str_off + off;
-}
-
-/* Bytes that follow struct btf_type for a type of this kind; -1: unknown. */
-static long kbtf_extra(const struct btf_type *t)
-{
-	__u32 vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT: return 4;
-	case BTF_KIND_ARRAY: return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION: return (long)vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM: return (long)vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO: return (long)vlen * sizeof(struct btf_param);
-	case BTF_KIND_VAR: return sizeof(struct btf_var);
-	case BTF_KIND_DATASEC: return (long)vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_DECL_TAG: return sizeof(struct btf_decl_tag);
-	case BTF_KIND_ENUM64: return (long)vlen * sizeof(struct btf_enum64);
-	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
-		return 0;
-	default: return -1;
-	}
-}
-
-struct kbtf_want {
-	const char *name;
-	__u32 kind;
-	const struct btf_type *found;
-	__u32 id;		/* the found type's BTF id */
-};
-
-/* One walk over all types; fills want[i].found. 0 or -EINVAL. */
-static int kbtf_find(const struct kbtf *b, struct kbtf_want *want, int n)
-{
-	const char *p = b->data + b->h->hdr_len + b->h->type_off;
-	const char *end = p + b->h->type_len;
-	int i, left = n;
-	__u32 id = 1;		/* vmlinux BTF: type ids count from 1 */
-
-	for (; p + sizeof(struct btf_type) <= end && left; id++) {
-		const struct btf_type *t = (const void *)p;
-		__u32 kind = BTF_INFO_KIND(t->info);
-		long extra = kbtf_extra(t);
-
-		if (extra < 0)
-			return -EINVAL;
-		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_FUNC) && t->name_off) {
-			const char *name = kbtf_str(b, t->name_off);
-
-			for (i = 0; i < n; i++)
-				if (!want[i].found && want[i].kind == kind &&
-				    name[0] == want[i].name[0] && !strcmp(name, want[i].name)) {
-					want[i].found = t;
-					want[i].id = id;
-					left--;
-				}
-		}
-		p += sizeof(*t) + extra;
-	}
-	return 0;
-}
-
-/* Byte offset of a member of a struct found by kbtf_find, or -ENOENT. */
-static int kbtf_member_off(const struct kbtf *b, const struct btf_type *t, const char *member)
-{
-	const struct btf_member *m = (const void *)(t + 1);
-	__u32 i, off;
-
-	if (!t)
-		return -ENOENT;
-	for (i = 0; i < BTF_INFO_VLEN(t->info); i++, m++) {
-		if (strcmp(kbtf_str(b, m->name_off), member))
-			continue;
-		off = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
-		return off / 8;
-	}
-	return -ENOENT;
-}
-
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
-	struct kbtf_want w[] = {
-		{ "bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT },
-		{ "bpf_cgroup_psi_stall", BTF_KIND_FUNC },
-		{ "bpf_get_mem_cgroup", BTF_KIND_FUNC },
-		{ "bpf_wq_start", BTF_KIND_FUNC },
-	};
-	struct kbtf b;
+	struct kbtf_features ft;
+	struct kbtf_file f;
 
 	memset(k, 0, sizeof(*k));
 	k->ops_data_off = k->ops_fn_off = -ENOENT;
-	if (kbtf_open(&b))
+	if (kbtf_open(&f))
 		return;
 	k->btf = true;
-	if (!kbtf_find(&b, w, sizeof(w) / sizeof(w[0]))) {
-		k->mthp_ops = w[0].found && w[1].found;
-		k->psi_kfunc = w[2].found;
-		k->memcg_kfuncs = w[3].found;
-		k->wq = w[4].found;
-		k->ops_data_off = kbtf_member_off(&b, w[1].found, "data");
-		k->ops_fn_off = kbtf_member_off(&b, w[0].found, "choose_orders");
-		k->ops_type_id = w[0].id;
+	if (!kbtf_features(&f.b, &ft)) {
+		k->mthp_ops = ft.mthp_ops;
+		k->psi_kfunc = ft.psi_kfunc;
+		k->memcg_kfuncs = ft.memcg_kfuncs;
+		k->wq = ft.wq;
+		k->ops_data_off = ft.ops_data_off;
+		k->ops_fn_off = ft.ops_fn_off;
+		k->ops_type_id = ft.ops_type_id;
 	}
-	kbtf_close(&b);
+	kbtf_close(&f);
 }
 
 static bool has_cap(const struct __user_cap_data_struct *d, int cap)

@@ -69,11 +69,18 @@ char *mthpctl_cgroup_describe(const char *path, enum mthpctl_cg_result r, int er
 	return buf;
 }
 
-static void unescape(const char *in, size_t n, char *out, size_t len)
+/* Decode in[0..n) into out; -ENAMETOOLONG (and out "") if it does not fit. */
+static int unescape(const char *in, size_t n, char *out, size_t len)
 {
 	size_t i, o = 0;
 
-	for (i = 0; i < n && o + 1 < len; i++) {
+	if (!len)
+		return -ENAMETOOLONG;
+	for (i = 0; i < n; i++) {
+		if (o + 1 >= len) {
+			out[0] = '\0';
+			return -ENAMETOOLONG;
+		}
 		if (in[i] == '\\' && i + 3 < n &&
 		    in[i + 1] >= '0' && in[i + 1] <= '3' &&
 		    in[i + 2] >= '0' && in[i + 2] <= '7' &&
@@ -86,6 +93,7 @@ static void unescape(const char *in, size_t n, char *out, size_t len)
 		}
 	}
 	out[o] = '\0';
+	return 0;
 }
 
 int mthpctl_find_mount(const char *mountinfo, const char *fstype,
@@ -116,8 +124,7 @@ int mthpctl_find_mount(const char *mountinfo, const char *fstype,
 			if (mplen && sep && sep < eol &&
 			    !strncmp(sep + 3, fstype, tlen) &&
 			    (sep[3 + tlen] == ' ' || sep + 3 + tlen == eol)) {
-				unescape(mp, mplen, out, len);
-				return 0;
+				return unescape(mp, mplen, out, len);
 			}
 		}
 		line = *eol ? eol + 1 : NULL;

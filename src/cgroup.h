@@ -42,8 +42,9 @@ const char *mthpctl_cgroup_strerror(enum mthpctl_cg_result r);
 char *mthpctl_cgroup_describe(const char *path, enum mthpctl_cg_result r, int err,
 			      char *buf, size_t len);
 
-/* Mount point of the first cgroup2 mount in a /proc/self/mountinfo text.
- * Returns 0 or -ENOENT. Octal escapes (\040) are decoded. */
+/* Mount point of the first mount of type fstype in a /proc/self/mountinfo
+ * text. Returns 0, -ENOENT, or -ENAMETOOLONG (out "") when it does not fit
+ * in len bytes. Octal escapes (\040) are decoded. */
 int mthpctl_find_mount(const char *mountinfo, const char *fstype,
 		       char *out, size_t len);
 

@@ -53,6 +53,7 @@ static int parse_scaled(const char *s, const struct unit *u, size_t n, bool noca
 			__u64 *out)
 {
 	__u64 v, frac = 0, scale = 1, whole, part;
+	unsigned __int128 wide;
 	const char *rest;
 	int err;
 	size_t i;
@@ -75,14 +76,15 @@ static int parse_scaled(const char *s, const struct unit *u, size_t n, bool noca
 	for (i = 0; i < n; i++) {
 		if (nocase ? strcasecmp(rest, u[i].name) : strcmp(rest, u[i].name))
 			continue;
+		/* frac < 10^9 and mult < 2^41: the product fits 128 bits, and
+		 * may exceed 64 while the value does not (0.999999999min) */
 		err = mul_check(v, u[i].mult, &whole);
-		if (!err)
-			err = mul_check(frac, u[i].mult, &part);
 		if (err)
 			return err;
-		if (part % scale)
+		wide = (unsigned __int128)frac * u[i].mult;
+		if (wide % scale)
 			return -EINVAL;		/* not a whole byte or ns */
-		part /= scale;
+		part = (__u64)(wide / scale);	/* < mult */
 		if (whole > ~0ULL - part)
 			return -ERANGE;
 		*out = whole + part;

@@ -143,7 +143,8 @@ static void gather_env(struct env *e)
 		{
 			char bpf[256];
 
-			e->bpffs = !mthpctl_find_mount(buf, "bpf", bpf, sizeof(bpf));
+			/* mounted, wherever (the path itself is not used) */
+			e->bpffs = mthpctl_find_mount(buf, "bpf", bpf, sizeof(bpf)) != -ENOENT;
 		}
 	}
 	if (e->cg2[0]) {
@@ -404,7 +405,7 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
 	snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
 	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
-		__u64 anon, shmem;
+		__u64 anon = 0, shmem = 0;
 
 		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
 				!mthpctl_stat_get(buf, "shmem", &shmem);

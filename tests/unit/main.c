@@ -14,5 +14,6 @@ int main(void)
 	failed += run_policy_tests();
 	failed += run_bench_tests();
 	failed += run_status_tests();
+	failed += run_kbtf_tests();
 	return failed ? 1 : 0;
 }

@@ -78,6 +78,15 @@ static void csv_errors(void **state)
 	/* junk numbers, unterminated quote, single field */
 	assert_int_equal(bench_parse_redis_csv(
 		"\"test\",\"rps\"\n\"SET\",\"fast\"\n", "SET", &r), -EINVAL);
+	/* not measurements: infinite, NaN, signed, spaced (fuzz_redis_csv) */
+	assert_int_equal(bench_parse_redis_csv("SET,inf\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,1e999\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,nan\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,+5\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET, 5\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("\"test\",\"rps\",\"p99_latency_ms\"\n"
+					       "\"SET\",\"5\",\"-inf\"\n", "SET", &r), -EINVAL);
+	assert_int_equal(bench_parse_redis_csv("SET,5\n", "SET", &r), 0);
 	assert_int_equal(bench_parse_redis_csv(
 		"\"test\",\"rps\"\n\"SET\",\"-5\"\n", "SET", &r), -EINVAL);
 	assert_int_equal(bench_parse_redis_csv(
@@ -343,12 +352,28 @@ static void size_list(void **state)
 	assert_int_equal(bench_parse_size_list("16K,32K", v, 1), -E2BIG);
 }
 
+static void counts(void **state)
+{
+	__u64 v;
+
+	assert_int_equal(bench_parse_count("16", 1, 100, &v), 0);
+	assert_true(v == 16);
+	assert_int_equal(bench_parse_count("0", 1, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("101", 1, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count(" 1", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("1k", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("99999999999999999999", 0, ~0ULL, &v), -EINVAL);
+	assert_int_equal(bench_parse_count("", 0, 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_count(NULL, 0, 100, &v), -EINVAL);
+}
+
 int run_bench_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(counts),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list),

@@ -126,6 +126,14 @@ static void mounts(void **state)
 	assert_int_equal(mthpctl_find_mount(mountinfo, "xfs", out, sizeof(out)), -ENOENT);
 	assert_int_equal(mthpctl_find_mount("", "cgroup2", out, sizeof(out)), -ENOENT);
 	assert_int_equal(mthpctl_find_mount("garbage line\n", "cgroup2", out, sizeof(out)), -ENOENT);
+	/* a mount point that does not fit is refused, not cut short (fuzz) */
+	assert_int_equal(mthpctl_find_mount(mountinfo, "bpf", out, 11), -ENAMETOOLONG);
+	assert_string_equal(out, "");
+	assert_int_equal(mthpctl_find_mount(mountinfo, "bpf", out, 12), 0);
+	assert_string_equal(out, "/sys/fs/bpf");
+	assert_int_equal(mthpctl_find_mount(mountinfo, "cgroup2", out, 25), -ENAMETOOLONG);
+	assert_int_equal(mthpctl_find_mount(mountinfo, "cgroup2", out, 26), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/my unified");
 }
 
 static void words(void **state)

@@ -64,6 +64,15 @@ static void duration_units(void **state)
 	assert_int_equal(mthpctl_parse_duration("7ns", &v), 0); assert_true(v == 7);
 	assert_int_equal(mthpctl_parse_duration("2min", &v), 0); assert_true(v == 120000000000ULL);
 	assert_int_equal(mthpctl_parse_duration("0ms", &v), 0); assert_true(v == 0);
+	/* nine fraction digits times a large unit pass 2^64 on the way (they
+	 * were refused as out of range) */
+	assert_int_equal(mthpctl_parse_duration("1.999999999min", &v), 0);
+	assert_true(v == 119999999940ULL);
+	assert_int_equal(mthpctl_parse_size("0.998046875T", &v), 0);
+	assert_true(v == 511ULL << 31);
+	assert_int_equal(mthpctl_parse_size("0.998046876T", &v), -EINVAL);
+	assert_int_equal(mthpctl_parse_size("16777215.998046875T", &v), 0);
+	assert_true(v == (16777215ULL << 40) + (511ULL << 31));
 }
 
 static void duration_errors(void **state)

@@ -109,7 +109,7 @@ static void pressure_zones(void **state)
 static void size_ladder(void **state)
 {
 	struct mthpctl_state s = {};
-	__u32 r;
+	__u32 r = 0;	/* set by fault(); clang cannot see that past the && */
 
 	feed(&auto_p, &s, 1000, 0, 64);
 	assert_int_equal(feed(&auto_p, &s, 2000, 300, 64), MTHPCTL_REASON_PRESSURE);

@@ -15,4 +15,5 @@ int run_pin_tests(void);
 int run_policy_tests(void);
 int run_bench_tests(void);
 int run_status_tests(void);
+int run_kbtf_tests(void);
 #endif

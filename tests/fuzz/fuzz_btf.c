@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The kernel's BTF (/sys/kernel/btf/vmlinux) as src/kbtf.c walks it for
+ * `mthpctl status` and attach: the header, the types up to the ones
+ * mthpctl looks for, their members and names. Seeds: .BTF sections of
+ * small BPF objects declaring those types (tests/fuzz/btf-seed.c).
+ */
+#include <errno.h>
+
+#include "kbtf.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* a heap block of exactly size bytes, aligned as a mapping or
+	 * mthpctl's malloc would be */
+	void *copy = malloc(size ? size : 1);
+	struct kbtf_features f;
+	struct kbtf b;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	if (!kbtf_init(&b, copy, size) && !kbtf_features(&b, &f)) {
+		/* an offset is one of a member inside its struct (< 2^32 / 8) */
+		fuzz_assert(f.ops_data_off == -ENOENT || (f.ops_data_off >= 0 && f.ops_data_off < 1 << 29));
+		fuzz_assert(f.ops_fn_off == -ENOENT || (f.ops_fn_off >= 0 && f.ops_fn_off < 1 << 29));
+		fuzz_assert(f.mthp_ops || f.ops_data_off == -ENOENT || f.ops_fn_off == -ENOENT);
+	}
+	free(copy);
+	return 0;
+}

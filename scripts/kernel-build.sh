@@ -91,6 +91,9 @@ if [ "$same" = 0 ]; then
 		done
 	fi
 	rm -rf "$applied"; mkdir -p "$applied"
+	# the tree's libbpf/bpftool below are built once per tree: a changed
+	# series changes them too (e.g. a libbpf patch)
+	rm -rf "$cache/obj/$base_id/bpf-toolchain"
 	for p in "${patches[@]}"; do
 		log "applying $p"
 		# git apply has no fuzz: a patch that does not apply exactly fails.

@@ -384,7 +384,8 @@ t_status() {
 	       (.totals.fallbacks | has("pressure") and has("low-usage") and has("no-sample") and has("cap") and has("sparse")) and
 	       (.live.anon_shmem_bytes | type) == "number" and
 	       (.live.memory_full_avg10 | type) == "number" and
-	       .totals.samples > 0 and .totals.psi_errors == 0 and .totals.memcg_errors == 0) and
+	       .totals.samples > 0 and .totals.psi_errors == 0 and .totals.memcg_errors == 0 and
+	       .hook.effective_map_ids == [.hook.struct_ops_map_id]) and
 	    (.policies[] | select(.cgroup == $f) |
 	       .cgroup_id == $idf and .link_id == $lf and .policy == "fixed" and
 	       .params == {max_size_bytes: 65536} and .allowed_sizes_kb[-1] == 64 and
@@ -435,6 +436,17 @@ t_status() {
 	out=$("$M" status --cgroup "$sl")
 	grep -q "^    state of:      $w (the subtree's largest; none of its own)\$" <<<"$out" ||
 		fail "no 'state of: $w' line: $out" || return 1
+	# A second policy on the child: the kernel (BPF_PROG_QUERY) reports
+	# both in effect there, the child's first, and status says so.
+	local js jw
+	"$M" attach --cgroup "$w" --policy fixed --max-size 64K >/dev/null || fail "attach $w" || return 1
+	js=$("$M" -j status --cgroup "$sl") && jw=$("$M" -j status --cgroup "$w") || fail "status" || return 1
+	jq -e --argjson p "$(jq '.policies[0].hook.struct_ops_map_id' <<<"$js")" \
+	      '.policies[0].hook | .effective_map_ids == [.struct_ops_map_id, $p]' <<<"$jw" >/dev/null ||
+		fail "effective policies of $w: $(jq -c '.policies[0].hook' <<<"$jw"), parent: $(jq -c '.policies[0].hook' <<<"$js")" || return 1
+	"$M" status --cgroup "$w" | grep -q '^    in effect:     2 bpf_mthp_ops policies here and above, all must allow a size$' ||
+		fail "no 'in effect: 2' line for $w" || return 1
+	"$M" detach --cgroup "$w" >/dev/null || fail "detach $w" || return 1
 	note "policy on $sl, tasks in $w: status shows the child's state ($(jq -r '.policies[0].sample.samples' <<<"$("$M" -j status --cgroup "$sl")") samples)"
 }
 

@@ -611,9 +611,9 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_perc
  * no sample due, is answered from the memo: a per-CPU lookup and jiffies
  * (both inlined by the verifier), a few loads and one branch, the sparse
  * rule if the answer allows large folios, two counters. Measured in the TCG
- * VM (bench pagefault --hook-cost, auto --min-usage 1T): 1.8-1.9 x the
- * floor per call, from 2.8-3.2 x with the storage lookup and the decision
- * on every call.
+ * VM (bench pagefault --hook-cost, auto --min-usage 1T, 4 runs over two
+ * boots): 1.69-2.10 x the floor per call, from 2.79-3.61 x with the storage
+ * lookup and the decision on every call.
  */
 SEC("struct_ops/choose_orders")
 unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,

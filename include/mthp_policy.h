@@ -456,6 +456,33 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 }
 
 /*
+ * The auto policy's answer for a cgroup in state s, before the rules of the
+ * single call (tva type, sparse mapping): the orders its state allows for
+ * page faults and khugepaged, and in *why the reason if that narrows them.
+ * It changes only when the state does, so the BPF program may keep it
+ * between calls (see the memo in bpf/mthp.bpf.c).
+ */
+static inline __u64 mthpctl_auto_allow(const struct mthpctl_params *p,
+				       const struct mthpctl_state *s, __u32 *why)
+{
+	__u32 r = mthpctl_restriction(s);
+
+	if (r == MTHPCTL_REASON_NONE) {
+		*why = MTHPCTL_REASON_CAP;
+		return mthpctl_cap_mask(p->max_order);
+	}
+	*why = r;
+	return mthpctl_cap_mask(mthpctl_max_order_now(p, s));
+}
+
+/* Does the sparse-mapping rule apply to a call (tva, orders) that the
+ * cgroup's state answers with allow? Only then need the mapping be read. */
+static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
+{
+	return tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL);
+}
+
+/*
  * The orders the policy allows for one call of the hook. The kernel does
  * orders &= result. *reason says why offered orders were removed
  * (MTHPCTL_REASON_NONE when none were). vma may be NULL (unknown).
@@ -483,18 +510,12 @@ static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 		break;
 	default:		/* auto */
 		allow = cap;
-		if (tva != MTHPCTL_TVA_FORCED_COLLAPSE) {
-			__u32 r = mthpctl_restriction(s);
-
-			if (r != MTHPCTL_REASON_NONE) {
-				allow = mthpctl_cap_mask(mthpctl_max_order_now(p, s));
-				why = r;
-			}
-			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL) &&
-			    mthpctl_vma_sparse(vma)) {
-				allow = 1;
-				why = MTHPCTL_REASON_SPARSE;
-			}
+		if (tva == MTHPCTL_TVA_FORCED_COLLAPSE)
+			break;
+		allow = mthpctl_auto_allow(p, s, &why);
+		if (mthpctl_sparse_candidate(tva, orders, allow) && mthpctl_vma_sparse(vma)) {
+			allow = 1;
+			why = MTHPCTL_REASON_SPARSE;
 		}
 		break;
 	}

@@ -17,10 +17,13 @@
 #endif
 #include "mthp_policy.h"
 
-/* Counters of one policy (summed over CPUs by user space). */
+/* Counters of one policy (summed over CPUs by user space). fallbacks:
+ * narrowed calls by reason; its row MTHPCTL_REASON_NONE counts the calls
+ * that narrowed nothing (the hook counts without a branch; readers skip
+ * it). */
 struct mthpctl_counters {
 	__u64 calls[MTHPCTL_NR_TVA];			/* hook calls by tva type */
-	__u64 fallbacks[MTHPCTL_NR_REASON][MTHPCTL_NR_TVA]; /* narrowed calls */
+	__u64 fallbacks[MTHPCTL_NR_REASON][MTHPCTL_NR_TVA];
 };
 
 /* Per-cgroup value of the "cgstate" cgroup local storage (key: a cgroup
@@ -31,7 +34,10 @@ struct mthpctl_cg {
 	__u64 nr_kicks;
 };
 
-/* Per-policy totals: value 0 of the per-CPU array "totals". */
+/* Per-policy totals: value 0 of the per-CPU array "totals". The value the
+ * BPF program stores is longer (its fast-path memo follows these counters):
+ * readers take the first sizeof(struct mthpctl_totals) bytes of each CPU's
+ * value_size (mthpctl_read_totals()). */
 struct mthpctl_totals {
 	struct mthpctl_counters cnt;
 	__u64 samples;		/* cgroups sampled */

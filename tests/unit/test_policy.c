@@ -448,6 +448,106 @@ static void fixed_and_never(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
+/* mthpctl_orders() as it was written before it was split into the
+ * cgroup-wide answer and the per-call rules: the reference the split must
+ * match. */
+static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_state *s,
+			__u32 tva, __u64 orders, const struct mthpctl_vma_info *vma,
+			__u32 *reason)
+{
+	__u64 allow, cap = mthpctl_cap_mask(p->max_order);
+	__u32 why = MTHPCTL_REASON_CAP;
+
+	switch (p->policy) {
+	case MTHPCTL_POLICY_NEVER:
+		allow = 1;
+		break;
+	case MTHPCTL_POLICY_FIXED:
+		allow = cap;
+		break;
+	default:
+		allow = cap;
+		if (tva != MTHPCTL_TVA_FORCED_COLLAPSE) {
+			__u32 r = mthpctl_restriction(s);
+
+			if (r != MTHPCTL_REASON_NONE) {
+				allow = mthpctl_cap_mask(mthpctl_max_order_now(p, s));
+				why = r;
+			}
+			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL) &&
+			    mthpctl_vma_sparse(vma)) {
+				allow = 1;
+				why = MTHPCTL_REASON_SPARSE;
+			}
+		}
+		break;
+	}
+	*reason = (orders & ~allow) ? why : MTHPCTL_REASON_NONE;
+	return allow;
+}
+
+/*
+ * The BPF fast path answers page faults from a memo of
+ * mthpctl_auto_allow() plus the sparse rule; mthpctl_orders() is built from
+ * the same parts. Both must give the answer and reason of the reference for
+ * every state, cap, type, offer and mapping.
+ */
+static void memo_composition(void **state)
+{
+	static const __u32 caps[] = { MTHPCTL_NO_CAP, 9, 4, 2, 0 };
+	static const __u64 offers[] = { ALL_ANON, 0x1c, 0x200, 1, 0, ~0ULL };
+	const struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
+	const struct mthpctl_vma_info dense = { .vma_bytes = 64 * MB, .mm_anon_bytes = 8 * MB };
+	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense };
+	struct mthpctl_state states[8];
+	__u32 c, i, tva, o, v, pol;
+	int n = 0;
+
+	memset(states, 0, sizeof(states));
+	states[n++].last_sample_ns = 0;				/* no sample */
+	states[n].last_sample_ns = 1;				/* nothing restricted */
+	n++;
+	states[n].last_sample_ns = 1;				/* small */
+	states[n++].low_usage = 1;
+	for (i = 0; i < 5; i++) {				/* pressure at rungs */
+		static const __u32 rungs[] = { 0, 2, 3, 6, 9 };
+
+		states[n].last_sample_ns = 1;
+		states[n].pressure = 1;
+		states[n++].rung = rungs[i];
+	}
+	for (pol = MTHPCTL_POLICY_AUTO; pol <= MTHPCTL_POLICY_NEVER; pol++)
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		struct mthpctl_params p = auto_p;
+
+		p.policy = pol;
+		p.max_order = caps[c];
+		for (i = 0; i < (__u32)n; i++)
+		for (tva = 0; tva < MTHPCTL_NR_TVA; tva++)
+		for (o = 0; o < sizeof(offers) / sizeof(offers[0]); o++)
+		for (v = 0; v < 3; v++) {
+			__u32 r_ref, r_new, why;
+			__u64 a_ref = ref_orders(&p, &states[i], tva, offers[o], vmas[v], &r_ref);
+			__u64 a_new = mthpctl_orders(&p, &states[i], tva, offers[o], vmas[v], &r_new);
+			__u64 a_memo;
+
+			assert_true(a_new == a_ref);
+			assert_int_equal(r_new, r_ref);
+			if (pol != MTHPCTL_POLICY_AUTO || tva != MTHPCTL_TVA_PAGEFAULT)
+				continue;
+			/* the fast path (bpf/mthp.bpf.c: choose_orders()) */
+			a_memo = mthpctl_auto_allow(&p, &states[i], &why);
+			if (mthpctl_sparse_candidate(tva, offers[o], a_memo) &&
+			    mthpctl_vma_sparse(vmas[v])) {
+				a_memo = 1;
+				why = MTHPCTL_REASON_SPARSE;
+			}
+			assert_true(a_memo == a_ref);
+			assert_int_equal((offers[o] & ~a_memo) ? why : MTHPCTL_REASON_NONE, r_ref);
+		}
+	}
+}
+
 static void unknown_rates(void **state)
 {
 	struct mthpctl_state s = {};
@@ -517,7 +617,8 @@ int run_policy_tests(void)
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
-		cmocka_unit_test(fixed_and_never), cmocka_unit_test(unknown_rates),
+		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
+		cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),
 	};
 	return cmocka_run_group_tests_name("policy", t, NULL, NULL);

@@ -6,6 +6,8 @@
 #   KERNEL_SRC=/path   use this 7.3 tree instead of fetching Debian's package
 #   KERNEL_CACHE=/dir  cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl)
 #   JOBS=N             parallel make jobs (default: nproc)
+#   KERNEL_CONFIG_EXTRA=file  a fragment merged after kernel/config (e.g.
+#                      kernel/config-debug); its own object tree and results
 #
 # The result directory (keyed by base + patches + config) holds bzImage,
 # vmlinux, .config, and the patched tree's libbpf and bpftool (lib/,
@@ -40,7 +42,17 @@ else
 fi
 
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series")
-key=$( { echo "$base_id"; cat "$top/kernel/config";
+# The configuration: kernel/config, then the optional extra fragment.
+fragments=("$top/kernel/config")
+obj_suffix=
+if [ -n "${KERNEL_CONFIG_EXTRA:-}" ]; then
+	[ -f "$KERNEL_CONFIG_EXTRA" ] || { log "error: KERNEL_CONFIG_EXTRA=$KERNEL_CONFIG_EXTRA does not exist"; exit 1; }
+	fragments+=("$(cd "$(dirname "$KERNEL_CONFIG_EXTRA")" && pwd)/$(basename "$KERNEL_CONFIG_EXTRA")")
+	obj_suffix=-$(sha256sum <"$KERNEL_CONFIG_EXTRA" | cut -c1-8)
+fi
+config_all=$(cat "${fragments[@]}")
+
+key=$( { echo "$base_id"; echo "$config_all";
 	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
        sha256sum | cut -c1-16)
 out=$cache/images/$key
@@ -93,7 +105,7 @@ if [ "$same" = 0 ]; then
 	rm -rf "$applied"; mkdir -p "$applied"
 	# the tree's libbpf/bpftool below are built once per tree: a changed
 	# series changes them too (e.g. a libbpf patch)
-	rm -rf "$cache/obj/$base_id/bpf-toolchain"
+	rm -rf "$cache/obj/$base_id"*/bpf-toolchain
 	for p in "${patches[@]}"; do
 		log "applying $p"
 		# git apply has no fuzz: a patch that does not apply exactly fails.
@@ -114,19 +126,18 @@ if [ "${1:-}" = --tree ]; then
 	exit 0
 fi
 
-obj=$cache/obj/$base_id
+obj=$cache/obj/$base_id$obj_suffix
 mkdir -p "$obj"
-if [ ! -f "$obj/.config" ] || [ "$obj/.mthp-config" -ot "$top/kernel/config" ] ||
-   ! cmp -s "$top/kernel/config" "$obj/.mthp-config"; then
-	log "configuring (allnoconfig + kernel/config)"
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.mthp-config" 2>/dev/null)" != "$config_all" ]; then
+	log "configuring (allnoconfig + ${fragments[*]#"$top/"})"
 	make -s -C "$tree" O="$obj" allnoconfig >/dev/null
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		"$top/kernel/config" >/dev/null
+		"${fragments[@]}" >/dev/null
 	make -s -C "$tree" O="$obj" olddefconfig >/dev/null
-	cp "$top/kernel/config" "$obj/.mthp-config"
+	printf '%s\n' "$config_all" >"$obj/.mthp-config"
 fi
-# Every option the fragment asks for must have survived olddefconfig.
-missing=$(grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' "$top/kernel/config" |
+# Every option the fragments ask for must have survived olddefconfig.
+missing=$(grep -hE '^CONFIG_[A-Z0-9_]+=[ym]$' "${fragments[@]}" |
 	  while read -r line; do grep -qx "$line" "$obj/.config" || echo "$line"; done)
 [ -z "$missing" ] || { log "error: options lost by olddefconfig:"; echo "$missing" >&2; exit 1; }
 

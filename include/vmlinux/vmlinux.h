@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-33dc6da5.h
+vmlinux-7.3.4-mthp-05a3e7b9.h

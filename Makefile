@@ -210,7 +210,7 @@ vm-check: mthpctl mthpctl-asan vm-tests
 # on 2 cores from an empty object tree: not part of check).
 .PHONY: check-debug-kernel
 check-debug-kernel: mthpctl vm-tests
-	$(Q)scripts/vm-check-debug.sh
+	$(Q)scripts/vm-check.sh --debug-kernel
 
 # checkpatch --strict from the base tree on the kernel series, and no fuzz.
 check-patches:

@@ -5,26 +5,49 @@
 # tests, the ASan/UBSan build of mthpctl (tests/vm/asan.sh), a short run of
 # each benchmark and the restore-on-interrupt test.
 #
+#   scripts/vm-check.sh [--debug-kernel]
+#   --debug-kernel   (make check-debug-kernel) the series built with
+#                    kernel/config-debug merged after kernel/config
+#                    (PROVE_LOCKING, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_VM,
+#                    KASAN; its own object tree); only the kernel tests and
+#                    mthpctl's integration tests, whose timing does not
+#                    matter. vm-run.sh fails a run on any splat.
 #   VM_RESULTS=dir   where guest output and console logs go
-#                    (default .output/vm-results)
+#                    (default .output/vm-results, or vm-results-debug)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-results=${VM_RESULTS:-$top/.output/vm-results}
+debug=
+[ "${1:-}" = --debug-kernel ] && debug=-debug
+results=${VM_RESULTS:-$top/.output/vm-results$debug}
 log() { printf 'vm-check: %s\n' "$*" >&2; }
 
-kdir=$(scripts/kernel-build.sh | tail -n1)
-log "kernel: $kdir"
-make -s -C tests/kernel KDIR="$kdir" OUT="$top/.output/ktest"
+start=$(date +%s)
+if [ -n "$debug" ]; then
+	kdir=$(KERNEL_CONFIG_EXTRA=kernel/config-debug scripts/kernel-build.sh | tail -n1)
+else
+	kdir=$(scripts/kernel-build.sh | tail -n1)
+fi
+log "kernel: $kdir (ready after $(( $(date +%s) - start )) s)"
+make -s -C tests/kernel KDIR="$kdir" OUT="$top/.output/ktest$debug"
 
 rm -rf "$results"
 mkdir -p "$results"
 status=0
 
 log "kernel tests (2 vCPUs, 2G)"
-scripts/vm-run.sh -k "$kdir" -o "$results/ktest" -- \
-	"$top/.output/ktest/ktest" || status=1
+scripts/vm-run.sh -k "$kdir" -o "$results/ktest" -t 2400 -- \
+	"$top/.output/ktest$debug/ktest" || status=1
+
+if [ -n "$debug" ]; then
+	log "mthpctl integration tests"
+	scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -t 3600 -- \
+		"$top/tests/vm/run.sh" || status=1
+	log "$([ "$status" = 0 ] && echo "all debug-kernel VM tests passed" ||
+		echo "debug-kernel VM tests FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
+	exit "$status"
+fi
 
 log "PSI kfunc with psi=0"
 scripts/vm-run.sh -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \

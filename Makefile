@@ -56,7 +56,11 @@ LIBBPF_INC	:= $(BPF_TOOLCHAIN)/include
 # temporary one is generated from the running kernel's BTF (never committed).
 VMLINUX_H	:= $(if $(wildcard include/vmlinux/vmlinux.h),include/vmlinux/vmlinux.h,$(OUTPUT)/vmlinux/vmlinux.h)
 
-BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall \
+# libbpf's name for the architecture (bpf_tracing.h's PT_REGS macros)
+BPF_ARCH	?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64/arm64/' \
+		     -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/' \
+		     -e 's/loongarch64/loongarch/')
+BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
 
 # Pure logic, unit-tested without libbpf.
@@ -82,6 +86,9 @@ FUZZ_SECONDS	?= 60
 FUZZ_SHORT_SECONDS ?= 5
 SKEL		:= $(OUTPUT)/mthp.skel.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
+
+# a recipe that fails leaves no half-written target behind
+.DELETE_ON_ERROR:
 
 .PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-patches check-kernel-configs vm-tests vm-check check bench demo
 all: mthpctl

@@ -232,7 +232,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	struct mthpctl_link old = {}, now = {};
 	struct mthpctl_kernel k;
 	struct mthp_bpf *skel = NULL;
-	int cg_fd = -1, old_fd = -1, old_map_fd = -1, link_fd = -1;
+	int cg_fd = -1, old_fd = -1, old_map_fd = -1, link_fd = -1, lock_fd;
 	bool have_tmp = false, replaced = false;
 	enum mthpctl_cg_result cr;
 	__u64 id = 0;
@@ -258,9 +258,12 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	if (!k.mthp_ops)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel lacks bpf_mthp_ops (apply kernel/)");
-	if ((err = mthpctl_ensure_pin_root()))
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create %s: %s",
-				     MTHPCTL_PIN_ROOT, strerror(-err));
+	/* a concurrent attach or detach finishes first: then the checks
+	 * below see what it did */
+	lock_fd = mthpctl_lock_pins(true);
+	if (lock_fd < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create or lock %s: %s",
+				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
 
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", tmp, sizeof(tmp));
@@ -407,6 +410,7 @@ out:
 	if (cg_fd >= 0)
 		close(cg_fd);
 	mthp_bpf__destroy(skel);
+	close(lock_fd);
 	mthpctl_timing("cleanup");
 	return ret;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -196,6 +197,32 @@ int mthpctl_ensure_pin_root(void)
 	if (mkdir(MTHPCTL_PIN_ROOT, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/*
+ * attach and detach look at the pins, then change the kernel and the pins:
+ * two of them at once on one cgroup would both find it free and both attach
+ * (the kernel allows several links), or remove each other's half-made pin
+ * directories. One lock on the pin root serializes them; the kernel drops
+ * it when the holder exits, also on SIGKILL.
+ */
+int mthpctl_lock_pins(bool create)
+{
+	int fd, err;
+
+	if (create && (err = mthpctl_ensure_pin_root()))
+		return err;
+	fd = open(MTHPCTL_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
 }
 
 /* bpf_link_info.struct_ops as extended by the kernel series (and upstream). */

@@ -144,7 +144,7 @@ static int detach_one(const char *cgroup)
 int cmd_detach(int argc, char **argv)
 {
 	struct detach_args a = {};
-	int ret;
+	int ret, lock_fd;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.all == !a.cgroup)
@@ -155,5 +155,14 @@ int cmd_detach(int argc, char **argv)
 	ret = mthpctl_check_bpffs();
 	if (ret)
 		return ret;
-	return a.all ? detach_all() : detach_one(a.cgroup);
+	/* serialized with attach (no pin root: nothing to detach, nothing
+	 * to lock; detach_one() says so) */
+	lock_fd = mthpctl_lock_pins(false);
+	if (lock_fd < 0 && lock_fd != -ENOENT)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
+				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
+	ret = a.all ? detach_all() : detach_one(a.cgroup);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
 }

@@ -79,6 +79,10 @@ bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id);
 /* Remove a pin directory and the objects mthpctl puts in it. 0 or -errno. */
 int mthpctl_rm_pin_dir(const char *dir);
 int mthpctl_ensure_pin_root(void);
+/* Take the lock that serializes attach and detach (held until close or
+ * exit; create: make the pin root first). An fd, or -errno (-ENOENT: no
+ * pin root and !create). */
+int mthpctl_lock_pins(bool create);
 /* Store the struct_ops map value (program fd in choose_orders, at the offsets
  * mthpctl_probe_kernel() found). 0 or -errno. */
 int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 value_size,

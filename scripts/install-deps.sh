@@ -21,6 +21,8 @@ pkgs=(
 	make gcc pkg-config clang-19 llvm-19 libelf-dev zlib1g-dev libcap-dev
 	# tests and docs; libclang-rt-19-dev: ASan/UBSan and libFuzzer runtimes
 	libcmocka-dev python3-docutils jq libclang-rt-19-dev
+	# promtool (package prometheus) checks status --format=prometheus
+	prometheus
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev

@@ -18,16 +18,23 @@
 #include "mthpctl.h"
 #include "parse.h"
 #include "pin.h"
+#include "status.h"
 #include "sysfs.h"
 
 #define MTHPCTL_CGROUP2_DEFAULT	"/sys/fs/cgroup"
 
+enum status_format { STATUS_TEXT, STATUS_JSON, STATUS_PROMETHEUS };
+
 struct status_args {
 	const char *cgroup;
+	enum status_format format;
+	bool format_set;
 };
 
 static const struct argp_option options[] = {
 	{ "cgroup", 'c', "PATH", 0, "show only the policy of this cgroup", 0 },
+	{ "format", 'f', "FORMAT", 0,
+	  "text (default), json (as -j) or prometheus (metrics in the text exposition format)", 0 },
 	{ 0 }
 };
 
@@ -37,6 +44,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'c': a->cgroup = arg; break;
+	case 'f':
+		if (!strcmp(arg, "text"))
+			a->format = STATUS_TEXT;
+		else if (!strcmp(arg, "json"))
+			a->format = STATUS_JSON;
+		else if (!strcmp(arg, "prometheus"))
+			a->format = STATUS_PROMETHEUS;
+		else
+			argp_error(state, "unknown format '%s' (text, json or prometheus)", arg);
+		a->format_set = true;
+		break;
 	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -50,19 +68,11 @@ static const char doc[] =
 	"\v"
 	"Examples:\n"
 	"  mthpctl status\n"
-	"  mthpctl status --cgroup /sys/fs/cgroup/redis --pretty";
+	"  mthpctl status --cgroup /sys/fs/cgroup/redis --pretty\n"
+	"  mthpctl status --format=prometheus >/var/lib/prometheus/node-exporter/mthpctl.prom";
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-struct env {
-	struct mthpctl_kernel k;
-	bool psi, memcg, bpffs, root;
-	char cg2[4096];
-	struct mthpctl_hp_size *hp;
-	int nr_hp;
-	char thp_enabled[16], thp_defrag[16];
-	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
-};
 
 static int cmp_hp(const void *a, const void *b)
 {
@@ -246,30 +256,6 @@ static void print_env_plain(const struct env *e)
 	}
 }
 
-/* The pinned objects of one policy. */
-struct policy {
-	__u64 id;
-	char dir[4096];
-	const char *cgroup;	/* from the cgroup table; NULL: removed */
-	bool link_ok, attached, have_params, have_entry, have_totals;
-	struct mthpctl_link link;
-	struct mthpctl_params params;
-	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */
-	const char *entry_of;	/* the cgroup whose state it is (a path) */
-	struct mthpctl_totals totals;
-	__u32 totals_map_id;
-	int cgstate_fd;		/* kept open for the subtree count */
-	long cg_state, cg_subtree;	/* cgroups holding state / in the subtree; -1 unknown */
-	bool live_psi, live_usage;
-	struct mthpctl_psi psi;
-	__u64 usage;
-	__u32 prog_id;		/* choose_orders; 0: not found */
-	__u64 run_cnt, run_time_ns;
-	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
-	 * order: ours and those of other attachers here and above */
-	int nr_effective;	/* -1: not known */
-	__u32 effective[16];
-};
 
 static int open_pin(const char *dir, const char *obj)
 {
@@ -536,7 +522,7 @@ static void gather_hooks(const struct env *e, struct policy *pol, size_t n)
  * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
  * hugepages-8kB, for shmem/file folios only) is no anonymous fault size.
  */
-static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
+__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
 {
 	__u64 offered = 0, ps = mthpctl_page_size();
 	int i, order;
@@ -553,7 +539,7 @@ static __u64 allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 }
 
 /* Does status know what the policy allows (auto needs its cgroup's state)? */
-static bool knows_allowed(const struct policy *p)
+bool status_knows_allowed(const struct policy *p)
 {
 	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
 }
@@ -659,8 +645,8 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	__u64 mask = 0;
 	int o;
 
-	if (knows_allowed(p))
-		mask = allowed_mask(e, p, &reason);
+	if (status_knows_allowed(p))
+		mask = status_allowed_mask(e, p, &reason);
 	jw_obj_open(w);
 	jw_kstr(w, "cgroup", p->cgroup);
 	jw_ku64(w, "cgroup_id", p->id);
@@ -671,7 +657,7 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 		mthpctl_params_json(w, &p->params);
 	jw_key(w, "allowed_sizes_kb");
 	jw_arr_open(w);
-	if (knows_allowed(p)) {
+	if (status_knows_allowed(p)) {
 		jw_u64(w, mthpctl_page_size() >> 10);
 		for (o = 1; o < 64; o++)
 			if (mask & (1ULL << o))
@@ -748,8 +734,8 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	__u32 reason = MTHPCTL_REASON_NONE;
 	__u64 mask = 0;
 
-	if (knows_allowed(p))
-		mask = allowed_mask(e, p, &reason);
+	if (status_knows_allowed(p))
+		mask = status_allowed_mask(e, p, &reason);
 	printf("  %s (cgroup id %llu)\n", p->cgroup ? p->cgroup : "(cgroup removed)",
 	       (unsigned long long)p->id);
 	printf("    policy:        %s\n", p->have_params ?
@@ -766,7 +752,7 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	if (p->have_entry && p->entry_of != p->cgroup)
 		printf("    state of:      %s (the subtree's largest; none of its own)\n",
 		       p->entry_of);
-	if (knows_allowed(p))
+	if (status_knows_allowed(p))
 		printf("    allows now:    %s%s%s%s\n", sizes_str(mask, sizes, sizeof(sizes)),
 		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");
 	else
@@ -881,6 +867,9 @@ int cmd_status(int argc, char **argv)
 	__u64 only = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (!a.format_set && g.json)
+		a.format = STATUS_JSON;
+	g.json = a.format == STATUS_JSON;	/* errors follow the format */
 	mthpctl_timing(NULL);
 	if (a.cgroup) {
 		char msg[4400];
@@ -916,7 +905,9 @@ int cmd_status(int argc, char **argv)
 		mthpctl_timing("hooks");
 	}
 
-	if (g.json) {
+	if (a.format == STATUS_PROMETHEUS) {
+		status_print_prometheus(&e, pol, n);
+	} else if (g.json) {
 		mthpctl_json_begin();
 		jw_obj_open(&g.jw);
 		print_env_json(&e);

@@ -420,6 +420,20 @@ t_status() {
 		  '^    fell back:.* cap/pagefault [1-9]'; do
 		grep -qE "$re" <<<"$out" || fail "status text has no line /$re/ (see $logs/s4-status.txt)" || return 1
 	done
+	# metrics: promtool accepts the exposition; the values match the policies
+	command -v promtool >/dev/null || fail "promtool missing (scripts/install-deps.sh)" || return 1
+	"$M" status --format=prometheus >"$logs/s4-metrics.prom" || fail "status --format=prometheus" || return 1
+	promtool check metrics <"$logs/s4-metrics.prom" >"$logs/s4-promtool.txt" 2>&1 ||
+		fail "promtool check metrics: $(cat "$logs/s4-promtool.txt")" || return 1
+	for re in "^mthpctl_allowed_max_size_bytes\\{cgroup=\"$sf\",policy=\"fixed\"\\} 65536\$" \
+		  "^mthpctl_restricted\\{cgroup=\"$sn\",policy=\"never\",reason=\"cap\"\\} 1\$" \
+		  "^mthpctl_fallbacks_total\\{cgroup=\"$sn\",policy=\"never\",reason=\"cap\",tva=\"pagefault\"\\} [1-9]" \
+		  "^mthpctl_hook_calls_total\\{cgroup=\"$sa\",policy=\"auto\",tva=\"pagefault\"\\} [1-9]" \
+		  "^mthpctl_anon_shmem_bytes\\{cgroup=\"$sa\",policy=\"auto\"\\} [1-9]" \
+		  "^mthpctl_policy_info\\{cgroup=\"$sa\",policy=\"auto\",params=\"auto \\(window 500ms, threshold 50ms, min-usage 8M\\)\"\\} 1\$" \
+		  "^mthpctl_policies_in_effect\\{cgroup=\"$sa\",policy=\"auto\"\\} 1\$"; do
+		grep -qE "$re" "$logs/s4-metrics.prom" || fail "metrics have no line /$re/ (see $logs/s4-metrics.prom)" || return 1
+	done
 	jq -e --arg a "$sa" '.policies[] | select(.cgroup == $a) | .sample_cgroup == $a' <<<"$j" >/dev/null ||
 		fail "sample_cgroup of $sa: $(jq -c '.policies[].sample_cgroup' <<<"$j")" || return 1
 	# A policy on a parent whose tasks all live in a child (a slice): the

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * What `mthpctl status` gathers (status.c), shared with its renderers:
+ * plain text and JSON in status.c, the Prometheus text exposition in
+ * status_prometheus.c.
+ */
+#ifndef MTHPCTL_STATUS_H
+#define MTHPCTL_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "mthp_stats.h"
+#include "mthpctl.h"
+#include "sysfs.h"
+
+/* The kernel, the global THP settings and the counters of each size. */
+struct env {
+	struct mthpctl_kernel k;
+	bool psi, memcg, bpffs, root;
+	char cg2[4096];
+	struct mthpctl_hp_size *hp;
+	int nr_hp;
+	char thp_enabled[16], thp_defrag[16];
+	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
+};
+
+/* The pinned objects of one policy. */
+struct policy {
+	__u64 id;
+	char dir[4096];
+	const char *cgroup;	/* from the cgroup table; NULL: removed */
+	bool link_ok, attached, have_params, have_entry, have_totals;
+	struct mthpctl_link link;
+	struct mthpctl_params params;
+	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */
+	const char *entry_of;	/* the cgroup whose state it is (a path) */
+	struct mthpctl_totals totals;
+	__u32 totals_map_id;
+	int cgstate_fd;		/* kept open for the subtree count */
+	long cg_state, cg_subtree;	/* cgroups holding state / in the subtree; -1 unknown */
+	bool live_psi, live_usage;
+	struct mthpctl_psi psi;
+	__u64 usage;
+	__u32 prog_id;		/* choose_orders; 0: not found */
+	__u64 run_cnt, run_time_ns;
+	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
+	 * order: ours and those of other attachers here and above */
+	int nr_effective;	/* -1: not known */
+	__u32 effective[16];
+};
+
+/* Sizes above 4K the policy allows page faults now (bit N: order N), and
+ * why not more; only meaningful when status_knows_allowed(). */
+__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason);
+/* Does status know what the policy allows (auto needs its cgroup's state)? */
+bool status_knows_allowed(const struct policy *p);
+
+/* status --format=prometheus */
+void status_print_prometheus(const struct env *e, const struct policy *pol, size_t n);
+
+#endif

@@ -255,7 +255,7 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	if (!k.btf)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
-	if (!k.mthp_ops)
+	if (!k.feat.mthp_ops)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel lacks bpf_mthp_ops (apply kernel/)");
 	/* a concurrent attach or detach finishes first: then the checks

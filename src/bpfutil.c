@@ -110,23 +110,14 @@ static int kbtf_open(struct kbtf_file *f)
 
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
-	struct kbtf_features ft;
 	struct kbtf_file f;
 
 	memset(k, 0, sizeof(*k));
-	k->ops_data_off = k->ops_fn_off = -ENOENT;
+	k->feat.ops_data_off = k->feat.ops_fn_off = -ENOENT;
 	if (kbtf_open(&f))
 		return;
 	k->btf = true;
-	if (!kbtf_features(&f.b, &ft)) {
-		k->mthp_ops = ft.mthp_ops;
-		k->psi_kfunc = ft.psi_kfunc;
-		k->memcg_kfuncs = ft.memcg_kfuncs;
-		k->wq = ft.wq;
-		k->ops_data_off = ft.ops_data_off;
-		k->ops_fn_off = ft.ops_fn_off;
-		k->ops_type_id = ft.ops_type_id;
-	}
+	kbtf_features(&f.b, &k->feat);	/* a failed walk finds nothing */
 	kbtf_close(&f);
 }
 
@@ -174,7 +165,7 @@ int mthpctl_check_bpffs(void)
 int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 value_size,
 			     int prog_fd)
 {
-	int doff = k->ops_data_off, moff = k->ops_fn_off, err = 0;
+	int doff = k->feat.ops_data_off, moff = k->feat.ops_fn_off, err = 0;
 	__u32 zero = 0;
 	char *buf;
 

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 #include "json.h"
+#include "kbtf.h"
 #include "mthp_policy.h"
 
 /* Exit codes, documented in mthpctl(8). */
@@ -45,13 +46,7 @@ const char *mthpctl_tva_name(__u32 tva);
 /* bpfutil.c */
 struct mthpctl_kernel {
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
-	bool mthp_ops;		/* struct bpf_mthp_ops */
-	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
-	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
-	bool wq;		/* bpf_wq_start */
-	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -errno */
-	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -errno */
-	__u32 ops_type_id;	/* BTF id of struct bpf_mthp_ops; 0: none */
+	struct kbtf_features feat;	/* what it has (nothing without BTF) */
 };
 #define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 /* One walk over the kernel's BTF (no libbpf parse). */

@@ -73,7 +73,6 @@ static const char doc[] =
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-
 static int cmp_hp(const void *a, const void *b)
 {
 	const struct mthpctl_hp_size *x = a, *y = b;
@@ -188,10 +187,10 @@ static void print_env_json(const struct env *e)
 	jw_key(w, "kernel");
 	jw_obj_open(w);
 	jw_kbool(w, "btf", e->k.btf);
-	jw_kbool(w, "bpf_mthp_ops", e->k.mthp_ops);
-	jw_kbool(w, "psi_kfunc", e->k.psi_kfunc);
-	jw_kbool(w, "memcg_kfuncs", e->k.memcg_kfuncs);
-	jw_kbool(w, "bpf_wq", e->k.wq);
+	jw_kbool(w, "bpf_mthp_ops", e->k.feat.mthp_ops);
+	jw_kbool(w, "psi_kfunc", e->k.feat.psi_kfunc);
+	jw_kbool(w, "memcg_kfuncs", e->k.feat.memcg_kfuncs);
+	jw_kbool(w, "bpf_wq", e->k.feat.wq);
 	jw_kbool(w, "psi", e->psi);
 	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
 	jw_kbool(w, "memory_controller", e->memcg);
@@ -226,10 +225,10 @@ static void print_env_plain(const struct env *e)
 	size_t j;
 
 	printf("kernel:\n");
-	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.mthp_ops),
-	       e->k.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
-	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.psi_kfunc),
-	       yesno(e->k.memcg_kfuncs), yesno(e->k.wq));
+	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
+	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
+	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
+	       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
 	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
 	printf("  cgroup2:            %s (memory controller: %s)\n",
 	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));
@@ -255,7 +254,6 @@ static void print_env_plain(const struct env *e)
 		       e->hp[i].has_enabled ? e->hp[i].enabled : "-", a, f);
 	}
 }
-
 
 static int open_pin(const char *dir, const char *obj)
 {
@@ -419,7 +417,7 @@ static bool prog_stats(int fd, struct policy *p)
  */
 static bool gather_hook(const struct env *e, struct policy *p)
 {
-	int doff = e->k.ops_data_off, moff = e->k.ops_fn_off, fd;
+	int doff = e->k.feat.ops_data_off, moff = e->k.feat.ops_fn_off, fd;
 	struct bpf_map_info info;
 	__u32 zero = 0;
 	unsigned long id = 0;
@@ -490,16 +488,15 @@ static void gather_hooks_by_maps(struct policy *pol, size_t n)
 /* What the kernel says is in effect for the cgroup (needs the cgroup dir). */
 static void gather_effective(const struct env *e, struct policy *p)
 {
-	__u32 cnt = sizeof(p->effective) / sizeof(p->effective[0]);
+	__u32 cnt = MTHPCTL_EFFECTIVE_SHOWN;
 	int fd;
 
-	p->nr_effective = -1;
 	if (!p->cgroup || !p->attached)
 		return;
 	fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (!mthpctl_struct_ops_query(fd, e->k.ops_type_id, true, p->effective, &cnt))
+	if (!mthpctl_struct_ops_query(fd, e->k.feat.ops_type_id, true, p->effective, &cnt))
 		p->nr_effective = cnt;
 	close(fd);
 }
@@ -693,7 +690,8 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	/* every bpf_mthp_ops in effect for the cgroup, in call order */
 	jw_key(w, "effective_map_ids");
 	if (p->nr_effective >= 0) {
-		int i, shown = p->nr_effective < 16 ? p->nr_effective : 16;
+		int i, shown = p->nr_effective < MTHPCTL_EFFECTIVE_SHOWN ?
+			       p->nr_effective : MTHPCTL_EFFECTIVE_SHOWN;
 
 		jw_arr_open(w);
 		for (i = 0; i < shown; i++)

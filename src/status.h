@@ -15,6 +15,9 @@
 #include "mthpctl.h"
 #include "sysfs.h"
 
+/* Map ids of the policies in effect for a cgroup that status keeps. */
+#define MTHPCTL_EFFECTIVE_SHOWN	16
+
 /* The kernel, the global THP settings and the counters of each size. */
 struct env {
 	struct mthpctl_kernel k;
@@ -47,8 +50,8 @@ struct policy {
 	__u64 run_cnt, run_time_ns;
 	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
 	 * order: ours and those of other attachers here and above */
-	int nr_effective;	/* -1: not known */
-	__u32 effective[16];
+	int nr_effective;	/* -1: not known; may exceed the ids kept */
+	__u32 effective[MTHPCTL_EFFECTIVE_SHOWN];
 };
 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and

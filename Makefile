@@ -56,10 +56,7 @@ LIBBPF_INC	:= $(BPF_TOOLCHAIN)/include
 # temporary one is generated from the running kernel's BTF (never committed).
 VMLINUX_H	:= $(if $(wildcard include/vmlinux/vmlinux.h),include/vmlinux/vmlinux.h,$(OUTPUT)/vmlinux/vmlinux.h)
 
-# libbpf's name for the architecture (bpf_tracing.h's PT_REGS macros)
-BPF_ARCH	?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64/arm64/' \
-		     -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/' \
-		     -e 's/loongarch64/loongarch/')
+include scripts/bpf-arch.mk
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
 

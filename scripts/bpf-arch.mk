@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# libbpf's name for the machine's architecture (bpf_tracing.h's PT_REGS
+# macros need __TARGET_ARCH_$(BPF_ARCH)); included by the Makefile and
+# tests/kernel/Makefile.
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64/arm64/' \
+	    -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/' \
+	    -e 's/loongarch64/loongarch/')

@@ -17,6 +17,7 @@
 # if the guest never reported one. The run also fails (status 124 on
 # timeout, 126 on a splat) if the console shows BUG:, WARNING:, KASAN,
 # Oops, an RCU stall, a soft lockup, a hung task or a lockdep report.
+# VMs on one machine run one at a time (a lock; see MTHPCTL_VM_LOCK below).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +63,16 @@ guest=$results/.guest.sh
 	echo 'sync'
 } >"$guest"
 chmod +x "$guest"
+
+# One VM at a time on this machine: two TCG guests on 2 cores double each
+# other's run time and break the time limits of the tests and the figures
+# of the benchmarks. MTHPCTL_VM_LOCK names the lock file.
+lock=${MTHPCTL_VM_LOCK:-/tmp/mthpctl-vm.lock}
+exec 8>>"$lock" || { echo "vm-run: cannot open the lock $lock" >&2; exit 2; }
+if ! flock -n 8; then
+	echo "vm-run: another VM runs on this machine; waiting for it ($lock)" >&2
+	flock 8
+fi
 
 # The console goes to a log; the guest's own lines are shown as they come.
 timeout --foreground -k 10 "$timeout" \

@@ -56,6 +56,11 @@ const volatile struct mthpctl_params params = {
 /* The running kernel's page size (set by mthpctl before load). */
 const volatile __u32 page_shift = 12;
 
+/* A hash of this object's ELF (set by mthpctl; read by no program): part of
+ * the rodata mthpctl compares before it links a cgroup to the loaded object
+ * of another cgroup, so an object of another mthpctl build is not shared. */
+const volatile __u64 object_hash;
+
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 #ifndef barrier

@@ -5,11 +5,15 @@
 # with MTHPCTL_DEBUG_TIMING, its load step: libbpf and the verifier), times
 # `mthpctl status`, `mthpctl -j status` and `status --cgroup` of one policy,
 # measures the kernel memory of a policy, then detaches everything and
-# removes the cgroups (also on error and on SIGINT/SIGTERM).
+# removes the cgroups (also on error and on SIGINT/SIGTERM). The N attaches
+# have equal parameters, so they share one policy object (mthpctl-attach(8));
+# then P more cgroups are attached with --private, each loading an object
+# of its own: the kernel memory of a policy with parameters of its own.
 #
-# Usage: scripts/bench-scale.sh [-n N] [-r REPEATS] [-o JSON] [-m MTHPCTL] [-b BASELINE]
-#        scripts/bench-scale.sh --vm [-k KDIR] [-n N] [-r REPEATS] [-b BASELINE]
+# Usage: scripts/bench-scale.sh [-n N] [-p P] [-r REPEATS] [-o JSON] [-m MTHPCTL] [-b BASELINE]
+#        scripts/bench-scale.sh --vm [-k KDIR] [-n N] [-p P] [-r REPEATS] [-b BASELINE]
 #   N        policies/cgroups (default 200)
+#   P        cgroups attached --private afterwards (default 20; 0: none)
 #   REPEATS  runs of each status timing (default 5)
 #   JSON     write the figures there as JSON
 #   BASELINE another mthpctl build (e.g. of an older commit) timed the same
@@ -28,10 +32,11 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 M=$top/mthpctl
-n=200 repeats=5 json= vm=0 kdir= base=
+n=200 repeats=5 json= vm=0 kdir= base= npriv=20
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) n=$2; shift 2 ;;
+	-p) npriv=$2; shift 2 ;;
 	-r) repeats=$2; shift 2 ;;
 	-o) json=$2; shift 2 ;;
 	-m) M=$2; shift 2 ;;
@@ -41,15 +46,15 @@ while [ $# -gt 0 ]; do
 	*) echo "bench-scale: unknown option $1 (see the header of $0)" >&2; exit 1 ;;
 	esac
 done
-[[ $n =~ ^[1-9][0-9]*$ && $repeats =~ ^[1-9][0-9]*$ ]] ||
-	{ echo "bench-scale: -n and -r take a positive number" >&2; exit 1; }
+[[ $n =~ ^[1-9][0-9]*$ && $repeats =~ ^[1-9][0-9]*$ && $npriv =~ ^[0-9]+$ ]] ||
+	{ echo "bench-scale: -n and -r take a positive number, -p a number" >&2; exit 1; }
 
 if [ $vm = 1 ]; then
 	out=$top/.output/bench-scale/$(date -u +%Y%m%d-%H%M%S)
 	mkdir -p "$out" && ln -sfn "$(basename "$out")" "$top/.output/bench-scale/latest"
 	cd "$top" || exit 1
 	scripts/vm-run.sh ${kdir:+-k "$kdir"} -o "$out" -t 3600 -- \
-		scripts/bench-scale.sh -n "$n" -r "$repeats" -o "$out/scale.json" -m "$M" ${base:+-b "$base"}
+		scripts/bench-scale.sh -n "$n" -p "$npriv" -r "$repeats" -o "$out/scale.json" -m "$M" ${base:+-b "$base"}
 	rc=$?
 	cp "$out/guest.out" "$out/scale.txt" 2>/dev/null
 	echo "bench-scale: exit $rc; table: $out/scale.txt, JSON: $out/scale.json" >&2
@@ -173,7 +178,9 @@ somap=$(jq -r '.policies[0].hook.struct_ops_map_id // empty' <<<"$jf")
 ml=$( [ -n "$prog" ] && [ -n "$somap" ] && memlock "$prog" "$somap")
 memlock_b=${ml%% *}
 
-npol=$("$M" -j status | jq '.policies | length')
+"$M" -j status >"$tmp/all.json"
+npol=$(jq '.policies | length' "$tmp/all.json")
+jq -r '.policies[].hook.struct_ops_map_id' "$tmp/all.json" >"$tmp/objects"
 [ "$npol" = "$n" ] || echo "bench-scale: status lists $npol policies, want $n" >&2
 
 # FILE CMD...: append the wall ms of one run to FILE, and the sum of the
@@ -218,7 +225,31 @@ echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
 for cg in "${cgs[@]}"; do
 	time_cmd "$tmp/detach" "$M" detach --cgroup "$cg"
 done
+
+# policies with parameters of their own: one object each (--private)
+: >"$tmp/priv_load"
+per_priv=null
+if [ "$npriv" -gt 0 ]; then
+	sync; echo 3 >/proc/sys/vm/drop_caches
+	kmemp0=$(kmem)
+	for ((i = 1; i <= npriv; i++)); do
+		cg=$prefix-p$i
+		mkdir -p "$cg" && cgs+=("$cg") || exit 1
+		MTHPCTL_DEBUG_TIMING=1 "$M" attach --cgroup "$cg" --private >/dev/null 2>"$tmp/err" ||
+			{ echo "bench-scale: attach --private $cg failed: $(grep -v timing: "$tmp/err")" >&2; exit 1; }
+		awk '$3 == "load" {print $4}' "$tmp/err" >>"$tmp/priv_load"
+	done
+	sleep 2
+	sync; echo 3 >/proc/sys/vm/drop_caches
+	per_priv=$(( ($(kmem) - kmemp0) * 1024 / npriv ))
+	objs=$("$M" -j status | jq '[.policies[] | select(.cgroup | test("-p[0-9]+$")) | .hook.struct_ops_map_id] | unique | length')
+	[ "$objs" = "$npriv" ] || echo "bench-scale: $npriv --private attaches made $objs objects" >&2
+	for ((i = 1; i <= npriv; i++)); do
+		"$M" detach --cgroup "$prefix-p$i" >/dev/null
+	done
+fi
 left=$(ls /sys/fs/bpf/mthpctl 2>/dev/null | grep -c '^cg-')
+nobj=$(awk '{print $1}' "$tmp/objects" | sort -u | wc -l)
 
 per_kmem=$(( (kmem1 - kmem0) * 1024 / n ))
 read -r a_min a_med a_max < <(mmm <"$tmp/attach")
@@ -257,10 +288,13 @@ row "  in-process" oji "< 20 ($(ok "$oji_med" 20))"
 row "detach ms" d ""
 printf '%-34s %10s  %s\n' "memlock per policy, bytes" "${memlock_b:-?}" "<= 65536 ($(ok "${memlock_b:-}" 65536))"
 printf '%-34s %10s  %s\n' "  (prog, maps by id)" "" "${ml#* }"
-printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= 65536 ($(ok "$per_kmem" 65536))"
+printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= 65536 ($(ok "$per_kmem" 65536)): $n cgroups, $nobj policy object(s)"
 printf '%-34s %10s  %s\n' "  Slab / Vmalloc / Percpu, B" "" \
 	"$(( (slab1 - slab0) * 1024 / n )) / $(( (vm1 - vm0) * 1024 / n )) / $(( (pcpu1 - pcpu0) * 1024 / n ))"
 printf '%-34s %10s  %s\n' "  slab caches grown most, B" "" "${top_slabs%, }"
+[ "$npriv" -gt 0 ] &&
+	printf '%-34s %10s  %s\n' "same, --private (own object), B" "$per_priv" \
+		"$npriv cgroups, load step median $(mmm <"$tmp/priv_load" | awk '{print $2}') ms"
 if [ -n "$base" ]; then
 	echo "baseline $base:"
 	for f in b_attach b_status b_status_json b_status_one; do
@@ -291,6 +325,8 @@ if [ -n "$json" ]; then
  "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max},
  "memlock_per_policy_bytes": ${memlock_b:-null},
  "kmem_delta_per_policy_bytes": $per_kmem,
+ "policy_objects": $nobj,
+ "private": {"n": $npriv, "kmem_delta_per_policy_bytes": $per_priv},
  "kmem_split_per_policy_bytes": {"slab": $(( (slab1 - slab0) * 1024 / n )), "vmalloc": $(( (vm1 - vm0) * 1024 / n )), "percpu": $(( (pcpu1 - pcpu0) * 1024 / n ))},
  "hook": $(cat "$tmp/hook" 2>/dev/null | grep . || echo null),
  "pins_left": $left,

@@ -46,7 +46,7 @@ if [ -n "$debug" ]; then
 	# today and with the one before the per-CPU memo alike (2026-11-23).
 	log "mthpctl integration tests (those that do not time the policy)"
 	scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -t 3600 -- \
-		"$top/tests/vm/run.sh" replace_detach status refusals races || status=1
+		"$top/tests/vm/run.sh" replace_detach status refusals races share || status=1
 	log "$([ "$status" = 0 ] && echo "all debug-kernel VM tests passed" ||
 		echo "debug-kernel VM tests FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
 	exit "$status"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl attach: open -> set rodata -> load -> attach/replace -> pin. */
+/* mthpctl attach: checks -> open, set rodata -> share or load -> pin ->
+ * new link or replace -> report. */
 #include <argp.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,13 +28,13 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-enum { OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE };
+enum { OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE, OPT_PRIVATE };
 
 struct attach_args {
 	const char *cgroup;
 	const char *policy;
 	const char *threshold, *window, *min_usage, *max_size;
-	bool replace;
+	bool replace, private_obj;
 };
 
 static const struct argp_option options[] = {
@@ -48,6 +50,9 @@ static const struct argp_option options[] = {
 	  "largest folio size allowed (required for fixed, optional for auto)", 1 },
 	{ "replace", OPT_REPLACE, NULL, 0,
 	  "swap the policy of an attached cgroup atomically", 2 },
+	{ "private", OPT_PRIVATE, NULL, 0,
+	  "load a policy object of its own (own counters) instead of sharing the one "
+	  "of a cgroup attached with the same parameters", 2 },
 	{ 0 }
 };
 
@@ -63,6 +68,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MIN_USAGE: a->min_usage = arg; break;
 	case OPT_MAX_SIZE: a->max_size = arg; break;
 	case OPT_REPLACE: a->replace = true; break;
+	case OPT_PRIVATE: a->private_obj = true; break;
 	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -71,7 +77,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const char doc[] =
 	"Load a policy and attach it to a cgroup. The policy is pinned under "
-	MTHPCTL_PIN_ROOT "/cg-<cgroup id>/ and keeps working after mthpctl exits."
+	MTHPCTL_PIN_ROOT "/cg-<cgroup id>/ and keeps working after mthpctl exits. "
+	"Cgroups attached with equal parameters share one loaded policy object "
+	"(and its counters) unless --private is given."
 	"\v"
 	"Units: durations need one of ns, us, ms, s, min; sizes take K, M, G "
 	"(binary) or bytes.\n"
@@ -80,7 +88,8 @@ static const char doc[] =
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis\n"
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --threshold 50ms --window 500ms\n"
 	"  mthpctl attach --cgroup /sys/fs/cgroup/batch --policy fixed --max-size 64K\n"
-	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --policy never --replace";
+	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --policy never --replace\n"
+	"  mthpctl attach --cgroup /sys/fs/cgroup/db --private";
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
@@ -204,60 +213,303 @@ static int load_error(int err, const char *what)
 			     g.verbose ? "" : " (rerun with -v for libbpf's log)");
 }
 
-static int pin_maps(struct mthp_bpf *skel, const char *dir)
-{
-	struct { const char *name; struct bpf_map *map; } m[] = {
-		{ "conf", skel->maps.rodata },
-		{ "cgstate", skel->maps.cgstate },
-		/* a map holding a bpf_wq must keep a user reference (pinned),
-		 * or the kernel refuses to set the work item up */
-		{ "sampler", skel->maps.sampler },
-		{ "pending", skel->maps.pending },
-		{ "totals", skel->maps.totals },
-	};
-	char path[4096];
-	size_t i;
+/* The maps pinned beside the link, by their pin names. */
+enum { PIN_CONF, PIN_CGSTATE, PIN_SAMPLER, PIN_PENDING, PIN_TOTALS, NR_MAP_PINS };
+static const char *const map_pin_names[NR_MAP_PINS] = {
+	"conf", "cgstate", "sampler", "pending", "totals",
+};
 
-	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		mthpctl_pin_path(dir, m[i].name, path, sizeof(path));
-		if (bpf_obj_pin(bpf_map__fd(m[i].map), path))
-			return -errno;
+/*
+ * The policy object a cgroup is linked to: loaded by this attach, or the
+ * one that an attached cgroup with the same parameters uses already. A
+ * struct_ops map can be linked to any number of cgroups and the policy keeps
+ * its per-cgroup state in cgroup storage, so one object serves them all and
+ * the kernel holds its BTF, program, trampoline and maps once.
+ */
+struct policy_obj {
+	struct mthp_bpf *skel;		/* opened, rodata set; loaded unless shared */
+	int ops_fd;			/* the struct_ops map */
+	int map_fds[NR_MAP_PINS];
+	bool shared;
+	__u64 shared_with;		/* the cgroup id whose pins led to it */
+};
+
+/* Let go of a shared object's fds (the skeleton's are its own). */
+static void drop_shared(struct policy_obj *o)
+{
+	int i;
+
+	for (i = 0; i < NR_MAP_PINS; i++) {
+		if (o->shared && o->map_fds[i] >= 0)
+			close(o->map_fds[i]);
+		o->map_fds[i] = -1;
+	}
+	if (o->shared && o->ops_fd >= 0)
+		close(o->ops_fd);
+	o->ops_fd = -1;
+	o->shared = false;
+	o->shared_with = 0;
+}
+
+static void policy_obj_close(struct policy_obj *o)
+{
+	drop_shared(o);
+	mthp_bpf__destroy(o->skel);
+	o->skel = NULL;
+}
+
+/* FNV-1a of the BPF object, part of the rodata compared for sharing: an
+ * object of another mthpctl build is never shared. */
+static __u64 object_hash(void)
+{
+	const unsigned char *b;
+	__u64 h = 0xcbf29ce484222325ULL;
+	size_t n, i;
+
+	b = mthp_bpf__elf_bytes(&n);
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
+{
+	memset(o, 0, sizeof(*o));
+	drop_shared(o);
+	o->skel = mthp_bpf__open();
+	if (!o->skel)
+		return load_error(-errno, "opening the BPF policy failed");
+	memcpy((void *)&o->skel->rodata->params, p, sizeof(*p));
+	o->skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
+	o->skel->rodata->object_hash = object_hash();
+	return 0;
+}
+
+/* Is the policy pinned in dir attached to cgroup id and made of this object
+ * with this rodata? Then take its maps into o. */
+static bool share_from(struct policy_obj *o, const char *dir, __u64 id)
+{
+	struct mthpctl_link l = {};
+	const void *want;
+	size_t len = 0;
+	struct bpf_map_info info;
+	char path[4200], val[4096];
+	__u32 zero = 0;
+	bool same;
+	int fd, i;
+
+	mthpctl_pin_path(dir, "link", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	same = !mthpctl_link_query(fd, &l) && l.map_id && l.cgroup_id == id;
+	close(fd);
+	if (!same)
+		return false;
+	/* the whole section: it also holds what the skeleton does not show */
+	want = bpf_map__initial_value(o->skel->maps.rodata, &len);
+	mthpctl_pin_path(dir, "conf", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	same = want && mthpctl_map_info(fd, &info) && info.value_size == len && len <= sizeof(val) &&
+	       !bpf_map_lookup_elem(fd, &zero, val) && !memcmp(val, want, len);
+	o->shared = true;
+	o->map_fds[PIN_CONF] = fd;
+	for (i = PIN_CONF + 1; same && i < NR_MAP_PINS; i++) {
+		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
+		o->map_fds[i] = bpf_obj_get(path);
+		same = o->map_fds[i] >= 0;
+	}
+	if (same) {
+		o->ops_fd = bpf_map_get_fd_by_id(l.map_id);
+		same = o->ops_fd >= 0;
+	}
+	if (!same) {
+		drop_shared(o);
+		return false;
+	}
+	o->shared_with = id;
+	return true;
+}
+
+/* An attached policy of equal parameters among the pins, other than the
+ * cgroup's own (a --replace by equal parameters loads afresh). */
+static bool find_shared(struct policy_obj *o, __u64 own_id)
+{
+	char dir[4200];
+	struct dirent *d;
+	bool found = false;
+	DIR *root;
+	__u64 id;
+
+	root = opendir(MTHPCTL_PIN_ROOT);
+	if (!root)
+		return false;
+	while (!found && (d = readdir(root))) {
+		if (mthpctl_pin_parse(d->d_name, &id) || id == own_id)
+			continue;
+		mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
+		found = share_from(o, dir, id);
+	}
+	closedir(root);
+	return found;
+}
+
+static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o)
+{
+	struct mthp_bpf *s = o->skel;
+	int err;
+
+	err = mthp_bpf__load(s);
+	if (err)
+		return load_error(err, "loading the BPF policy failed");
+	mthpctl_timing("load");	/* libbpf's BTF work and the verifier */
+	err = mthpctl_struct_ops_ready(k, bpf_map__fd(s->maps.mthpctl_ops),
+				       bpf_map__value_size(s->maps.mthpctl_ops),
+				       bpf_program__fd(s->progs.choose_orders));
+	if (err)
+		return load_error(err, "preparing the policy failed");
+	o->ops_fd = bpf_map__fd(s->maps.mthpctl_ops);
+	o->map_fds[PIN_CONF] = bpf_map__fd(s->maps.rodata);
+	o->map_fds[PIN_CGSTATE] = bpf_map__fd(s->maps.cgstate);
+	/* a map holding a bpf_wq must keep a user reference (pinned), or the
+	 * kernel refuses to set the work item up */
+	o->map_fds[PIN_SAMPLER] = bpf_map__fd(s->maps.sampler);
+	o->map_fds[PIN_PENDING] = bpf_map__fd(s->maps.pending);
+	o->map_fds[PIN_TOTALS] = bpf_map__fd(s->maps.totals);
+	return 0;
+}
+
+static int pin_maps(const struct policy_obj *o, const char *dir)
+{
+	char path[4200];
+	int i;
+
+	for (i = 0; i < NR_MAP_PINS; i++) {
+		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
+		if (bpf_obj_pin(o->map_fds[i], path))
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
+					     strerror(errno));
 	}
 	return 0;
 }
 
-static int do_attach(const struct attach_args *a, const struct mthpctl_params *p)
+/* Checks before anything changes: privileges, the cgroup, bpffs, kernel. */
+static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k)
 {
-	char dir[4096], tmp[4096], path[4096], desc[256];
-	struct mthpctl_link old = {}, now = {};
-	struct mthpctl_kernel k;
-	struct mthp_bpf *skel = NULL;
-	int cg_fd = -1, old_fd = -1, old_map_fd = -1, link_fd = -1, lock_fd;
-	bool have_tmp = false, replaced = false;
 	enum mthpctl_cg_result cr;
-	__u64 id = 0;
-	int ret, err, e;
+	char why[4200];
+	int ret, e;
 
-	mthpctl_timing(NULL);
 	ret = mthpctl_check_caps();
 	if (ret)
 		return ret;
-	cr = mthpctl_cgroup_check(a->cgroup, &mthpctl_real_fsops, &id, &e);
+	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
 	if (cr != MTHPCTL_CG_OK)
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
-				     mthpctl_cgroup_describe(a->cgroup, cr, e, path, sizeof(path)));
+				     mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
 	ret = mthpctl_check_bpffs();
 	if (ret)
 		return ret;
 	mthpctl_timing("checks");
-	mthpctl_probe_kernel(&k);
+	mthpctl_probe_kernel(k);
 	mthpctl_timing("probe");
-	if (!k.btf)
+	if (!k->btf)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
-	if (!k.feat.mthp_ops)
+	if (!k->feat.mthp_ops)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "this kernel lacks bpf_mthp_ops (apply kernel/)");
+	return 0;
+}
+
+/* The cgroup's attached policy, if any: the kernel's link is the truth;
+ * stale pins (cgroup removed and re-created, link detached) are removed. */
+static int find_attached(const char *dir, __u64 id, struct mthpctl_link *old)
+{
+	char path[4200];
+	int fd;
+
+	mthpctl_pin_path(dir, "link", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && (mthpctl_link_query(fd, old) || !old->map_id || old->cgroup_id != id)) {
+		close(fd);
+		fd = -1;
+		mthpctl_rm_pin_dir(dir);
+	} else if (fd < 0 && access(dir, F_OK) == 0) {
+		mthpctl_rm_pin_dir(dir);	/* pins without a link */
+	}
+	return fd;
+}
+
+/* Point the cgroup's link at the new object (*replaced from then on), then
+ * swap the pin dirs: the old pins end up in tmp and are removed. */
+static int link_replace(int old_fd, const struct mthpctl_link *old, const struct policy_obj *o,
+			const char *tmp, const char *dir, bool *replaced)
+{
+	LIBBPF_OPTS(bpf_link_update_opts, uopts, .flags = BPF_F_REPLACE);
+	char path[4200];
+	int old_map_fd, err;
+
+	mthpctl_pin_path(tmp, "link", path, sizeof(path));
+	if (bpf_obj_pin(old_fd, path))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
+	old_map_fd = bpf_map_get_fd_by_id(old->map_id);
+	if (old_map_fd >= 0)
+		uopts.old_map_fd = old_map_fd;
+	else
+		uopts.flags = 0;
+	err = bpf_link_update(old_fd, o->ops_fd, &uopts) ? -errno : 0;
+	if (old_map_fd >= 0)
+		close(old_map_fd);
+	if (err)
+		return load_error(err, "replacing the policy failed");
+	*replaced = true;
+	/* new pins in place, old ones to tmp, then drop them */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0)
+		return mthpctl_rm_pin_dir(tmp), 0;
+	mthpctl_rm_pin_dir(dir);
+	if (rename(tmp, dir))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "policy replaced but moving pins to %s failed: %s (pins are in %s)",
+				     dir, strerror(errno), tmp);
+	return 0;
+}
+
+/* A new link; closing it on a later failure detaches, nothing is left. */
+static int link_new(int cg_fd, const struct policy_obj *o, const char *tmp, const char *dir,
+		    int *link_fd)
+{
+	char path[4200];
+
+	/* the UAPI of upstream's cgroup struct_ops: the cgroup is the target,
+	 * no flag; appended after the cgroup's other policies */
+	*link_fd = bpf_link_create(o->ops_fd, cg_fd, BPF_STRUCT_OPS, NULL);
+	if (*link_fd < 0)
+		return load_error(-errno, "attaching the policy failed");
+	mthpctl_pin_path(tmp, "link", path, sizeof(path));
+	if (bpf_obj_pin(*link_fd, path) || rename(tmp, dir))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
+	return 0;
+}
+
+int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
+		   struct mthpctl_attach_result *res)
+{
+	char dir[4096], tmp[4096];
+	struct mthpctl_link old = {}, now = {};
+	struct policy_obj o = { .ops_fd = -1 };
+	struct mthpctl_kernel k;
+	int cg_fd = -1, old_fd = -1, link_fd = -1, lock_fd;
+	bool have_tmp = false;
+	__u64 id = 0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	drop_shared(&o);
+	mthpctl_timing(NULL);
+	ret = attach_checks(cgroup, &id, &k);
+	if (ret)
+		return ret;
 	/* a concurrent attach or detach finishes first: then the checks
 	 * below see what it did */
 	lock_fd = mthpctl_lock_pins(true);
@@ -268,135 +520,65 @@ static int do_attach(const struct attach_args *a, const struct mthpctl_params *p
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", tmp, sizeof(tmp));
 	mthpctl_rm_pin_dir(tmp);	/* leftover of an interrupted run */
-
-	/* Is the cgroup attached already? The kernel's link is the truth. */
-	mthpctl_pin_path(dir, "link", path, sizeof(path));
-	old_fd = bpf_obj_get(path);
-	if (old_fd >= 0 && (mthpctl_link_query(old_fd, &old) || !old.map_id ||
-			    old.cgroup_id != id)) {
-		/* stale: detached (cgroup removed) or not ours */
-		close(old_fd);
-		old_fd = -1;
-		mthpctl_rm_pin_dir(dir);
-	} else if (old_fd < 0 && access(dir, F_OK) == 0) {
-		mthpctl_rm_pin_dir(dir);	/* pins without a link */
-	}
-	if (old_fd >= 0 && !a->replace) {
+	old_fd = find_attached(dir, id, &old);
+	if (old_fd >= 0 && !(flags & MTHPCTL_ATTACH_REPLACE)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_STATE,
 				    "%s already has a policy (link id %u); use --replace or detach it first",
-				    a->cgroup, old.id);
+				    cgroup, old.id);
 		goto out;
 	}
-
-	cg_fd = open(a->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cg_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg_fd < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_CGROUP, "cannot open %s: %s", a->cgroup, strerror(errno));
+		ret = mthpctl_error(MTHPCTL_EXIT_CGROUP, "cannot open %s: %s", cgroup, strerror(errno));
 		goto out;
 	}
-
 	mthpctl_timing("pins");
-	skel = mthp_bpf__open();
-	if (!skel) {
-		ret = load_error(-errno, "opening the BPF policy failed");
-		goto out;
-	}
-	memcpy((void *)&skel->rodata->params, p, sizeof(*p));
-	skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
-	mthpctl_timing("open");
-	err = mthp_bpf__load(skel);
-	if (err) {
-		ret = load_error(err, "loading the BPF policy failed");
-		goto out;
-	}
-	mthpctl_timing("load");	/* libbpf's BTF work and the verifier */
 
+	ret = open_policy(p, &o);
+	if (ret)
+		goto out;
+	mthpctl_timing("open");
+	if ((flags & MTHPCTL_ATTACH_PRIVATE) || !find_shared(&o, id)) {
+		ret = load_policy(&k, &o);
+		if (ret)
+			goto out;
+	}
+	mthpctl_timing(o.shared ? "share" : "ready");
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	have_tmp = true;
-	err = pin_maps(skel, tmp);
-	if (err) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning in %s failed: %s", tmp, strerror(-err));
+	ret = pin_maps(&o, tmp);
+	if (ret)
 		goto out;
-	}
-	mthpctl_pin_path(tmp, "link", path, sizeof(path));
-	err = mthpctl_struct_ops_ready(&k, bpf_map__fd(skel->maps.mthpctl_ops),
-				       bpf_map__value_size(skel->maps.mthpctl_ops),
-				       bpf_program__fd(skel->progs.choose_orders));
-	if (err) {
-		ret = load_error(err, "preparing the policy failed");
-		goto out;
-	}
 	mthpctl_timing("pin");
 
 	if (old_fd >= 0) {
-		LIBBPF_OPTS(bpf_link_update_opts, uopts, .flags = BPF_F_REPLACE);
-
-		old_map_fd = bpf_map_get_fd_by_id(old.map_id);
-		if (old_map_fd >= 0)
-			uopts.old_map_fd = old_map_fd;
-		else
-			uopts.flags = 0;
-		if (bpf_obj_pin(old_fd, path)) {
-			ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
+		ret = link_replace(old_fd, &old, &o, tmp, dir, &res->replaced);
+		if (res->replaced) {
+			/* tmp is gone or holds the only pins (said) */
+			have_tmp = false;
+			link_fd = old_fd;
+			old_fd = -1;
+		}
+		if (ret)
 			goto out;
-		}
-		if (bpf_link_update(old_fd, bpf_map__fd(skel->maps.mthpctl_ops), &uopts)) {
-			ret = load_error(-errno, "replacing the policy failed");
-			goto out;
-		}
-		replaced = true;
-		link_fd = old_fd;
-		old_fd = -1;
-		/* new pins in place, old ones to tmp, then drop them */
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
-			mthpctl_rm_pin_dir(tmp);
-		} else {
-			mthpctl_rm_pin_dir(dir);
-			if (rename(tmp, dir)) {
-				ret = mthpctl_error(MTHPCTL_EXIT_FAIL,
-						    "policy replaced but moving pins to %s failed: %s (pins are in %s)",
-						    dir, strerror(errno), tmp);
-				have_tmp = false;
-				goto out;
-			}
-		}
-		have_tmp = false;
 	} else {
-		/* the UAPI of upstream's cgroup struct_ops: the cgroup is the
-		 * target, no flag; appended after the cgroup's other policies */
-		link_fd = bpf_link_create(bpf_map__fd(skel->maps.mthpctl_ops), cg_fd,
-					  BPF_STRUCT_OPS, NULL);
-		if (link_fd < 0) {
-			ret = load_error(-errno, "attaching the policy failed");
+		ret = link_new(cg_fd, &o, tmp, dir, &link_fd);
+		if (ret)
 			goto out;
-		}
-		if (bpf_obj_pin(link_fd, path) || rename(tmp, dir)) {
-			ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
-			goto out;	/* closing link_fd detaches: nothing left */
-		}
 		have_tmp = false;
 	}
-
 	mthpctl_timing("link");
+
 	mthpctl_link_query(link_fd, &now);
-	mthpctl_params_str(p, desc, sizeof(desc));
-	if (g.json) {
-		mthpctl_json_begin();
-		jw_obj_open(&g.jw);
-		jw_kstr(&g.jw, "action", replaced ? "replaced" : "attached");
-		jw_kstr(&g.jw, "cgroup", a->cgroup);
-		jw_ku64(&g.jw, "cgroup_id", id);
-		mthpctl_params_json(&g.jw, p);
-		jw_ku64(&g.jw, "link_id", now.id);
-		jw_kstr(&g.jw, "pin", dir);
-		jw_obj_close(&g.jw);
-	} else {
-		printf("%s policy %s to %s (cgroup id %llu, link id %u), pinned at %s\n",
-		       replaced ? "replaced: now" : "attached", desc, a->cgroup,
-		       (unsigned long long)id, now.id, dir);
-	}
+	res->cgroup_id = id;
+	res->link_id = now.id;
+	res->ops_map_id = now.map_id;
+	res->shared = o.shared;
+	res->shared_with = o.shared_with;
+	snprintf(res->pin, sizeof(res->pin), "%s", dir);
 	ret = MTHPCTL_EXIT_OK;
 out:
 	if (have_tmp)
@@ -405,19 +587,47 @@ out:
 		close(link_fd);
 	if (old_fd >= 0)
 		close(old_fd);
-	if (old_map_fd >= 0)
-		close(old_map_fd);
 	if (cg_fd >= 0)
 		close(cg_fd);
-	mthp_bpf__destroy(skel);
+	policy_obj_close(&o);
 	close(lock_fd);
 	mthpctl_timing("cleanup");
 	return ret;
 }
 
+static void attach_report(const char *cgroup, const struct mthpctl_params *p,
+			  const struct mthpctl_attach_result *r)
+{
+	char desc[256];
+
+	mthpctl_params_str(p, desc, sizeof(desc));
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		jw_kstr(&g.jw, "action", r->replaced ? "replaced" : "attached");
+		jw_kstr(&g.jw, "cgroup", cgroup);
+		jw_ku64(&g.jw, "cgroup_id", r->cgroup_id);
+		mthpctl_params_json(&g.jw, p);
+		jw_ku64(&g.jw, "link_id", r->link_id);
+		jw_ku64(&g.jw, "object_id", r->ops_map_id);
+		jw_kbool(&g.jw, "shared", r->shared);
+		jw_kstr(&g.jw, "pin", r->pin);
+		jw_obj_close(&g.jw);
+		return;
+	}
+	printf("%s policy %s to %s (cgroup id %llu, link id %u), pinned at %s\n",
+	       r->replaced ? "replaced: now" : "attached", desc, cgroup,
+	       (unsigned long long)r->cgroup_id, r->link_id, r->pin);
+	if (r->shared)
+		printf("  shares the policy object (struct_ops map id %u) of cgroup id %llu: "
+		       "equal parameters; --private loads its own\n",
+		       r->ops_map_id, (unsigned long long)r->shared_with);
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_args a = {};
+	struct mthpctl_attach_result r;
 	struct mthpctl_params p;
 	int ret;
 
@@ -425,5 +635,10 @@ int cmd_attach(int argc, char **argv)
 	ret = build_params(&a, &p);
 	if (ret)
 		return ret;
-	return do_attach(&a, &p);
+	ret = mthpctl_attach(a.cgroup, &p, (a.replace ? MTHPCTL_ATTACH_REPLACE : 0) |
+			     (a.private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &r);
+	if (ret)
+		return ret;
+	attach_report(a.cgroup, &p, &r);
+	return MTHPCTL_EXIT_OK;
 }

@@ -88,6 +88,22 @@ int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 v
 void mthpctl_timing(const char *step);
 double mthpctl_now_ms(void);	/* CLOCK_MONOTONIC */
 
+/* attach.c: attach (or with MTHPCTL_ATTACH_REPLACE replace) the policy of
+ * parameters p to the cgroup directory; errors printed. An exit code. */
+#define MTHPCTL_ATTACH_REPLACE	(1U << 0)
+#define MTHPCTL_ATTACH_PRIVATE	(1U << 1)	/* never share a policy object */
+struct mthpctl_attach_result {
+	__u64 cgroup_id;
+	__u32 link_id;
+	__u32 ops_map_id;	/* the policy object's struct_ops map */
+	bool replaced;
+	bool shared;		/* linked to the object of another cgroup */
+	__u64 shared_with;	/* that cgroup's id */
+	char pin[4096];
+};
+int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
+		   struct mthpctl_attach_result *res);
+
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);

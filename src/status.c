@@ -650,6 +650,8 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	jw_kstr(w, "pin", p->dir);
 	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
 	jw_kbool(w, "attached", p->attached);
+	/* cgroups linked to this policy object: the counters are their sum */
+	jw_ku64(w, "object_cgroups", p->object_cgroups);
 	if (p->have_params)
 		mthpctl_params_json(w, &p->params);
 	jw_key(w, "allowed_sizes_kb");
@@ -744,6 +746,9 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	else
 		printf("    link:          missing (run detach --all)\n");
 	printf("    pin:           %s\n", p->dir);
+	if (p->object_cgroups > 1)
+		printf("    object:        struct_ops map id %u, shared by %d cgroups (equal parameters; "
+		       "its counters are their sum)\n", p->link.map_id, p->object_cgroups);
 	if (p->nr_effective > 1)
 		printf("    in effect:     %d bpf_mthp_ops policies here and above, all must allow a size\n",
 		       p->nr_effective);
@@ -809,6 +814,51 @@ static int cmp_policy(const void *a, const void *b)
 }
 
 /* Every pin directory (or only's), with what its pins say. */
+/* The struct_ops map of the attached policy pinned in dir; 0: none. */
+static __u32 attached_map_id(const char *dir, __u64 id)
+{
+	struct mthpctl_link l = {};
+	int fd = open_pin(dir, "link");
+
+	if (fd < 0)
+		return 0;
+	if (mthpctl_link_query(fd, &l) || l.cgroup_id != id)
+		l.map_id = 0;
+	close(fd);
+	return l.map_id;
+}
+
+/*
+ * How many attached cgroups share each policy's object (attach links a
+ * cgroup to the loaded object of another with equal parameters). All
+ * policies gathered: counted among them. One (status --cgroup): the other
+ * pins' links are read, two calls each, no map or cgroup access.
+ */
+static void gather_sharing(struct policy *pol, size_t n, __u64 only)
+{
+	char dir[4200];
+	struct dirent *de;
+	size_t i, j;
+	__u64 id;
+	DIR *d;
+
+	for (i = 0; i < n; i++) {
+		pol[i].object_cgroups = pol[i].attached;
+		for (j = 0; !only && pol[i].attached && j < n; j++)
+			pol[i].object_cgroups += j != i && pol[j].attached &&
+						 pol[j].link.map_id == pol[i].link.map_id;
+	}
+	if (!only || n != 1 || !pol[0].attached || !(d = opendir(MTHPCTL_PIN_ROOT)))
+		return;
+	while ((de = readdir(d))) {
+		if (mthpctl_pin_parse(de->d_name, &id) || id == only)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
+		pol[0].object_cgroups += attached_map_id(dir, id) == pol[0].link.map_id;
+	}
+	closedir(d);
+}
+
 static size_t gather_pin_dirs(__u64 only, struct policy **out)
 {
 	struct policy *pol = NULL, *np;
@@ -881,6 +931,7 @@ int cmd_status(int argc, char **argv)
 	gather_env(&e);
 	mthpctl_timing("hugepages");
 	n = gather_pin_dirs(only, &pol);
+	gather_sharing(pol, n, only);
 	mthpctl_timing("pins");
 	if (n) {
 		/* one walk: the subtree of --cgroup, or the whole cgroup2 tree */

@@ -51,6 +51,9 @@ struct policy {
 	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
 	 * order: ours and those of other attachers here and above */
 	int nr_effective;	/* -1: not known; may exceed the ids kept */
+	/* attached cgroups linked to the same policy object (struct_ops map
+	 * link.map_id), this one included: its counters are their sum */
+	int object_cgroups;
 	__u32 effective[MTHPCTL_EFFECTIVE_SHOWN];
 };
 

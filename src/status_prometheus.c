@@ -3,7 +3,10 @@
  * mthpctl status --format=prometheus: what status shows, as the Prometheus
  * text exposition format (version 0.0.4), for node_exporter's textfile
  * collector or any scraper. Every series of a policy carries the labels
- * cgroup (its path) and policy (auto, fixed, never). Names follow the
+ * cgroup (its path), policy (auto, fixed, never) and object (the id of the
+ * loaded policy object, its struct_ops map: cgroups attached with equal
+ * parameters share one and its counters; max by (object) counts each
+ * object once). Names follow the
  * Prometheus conventions: base units (bytes, seconds), _total for
  * counters, _info for a constant 1 that carries labels. A value status does
  * not know (no sample yet, bpf_stats off) is left out rather than written
@@ -73,6 +76,9 @@ static void series(const struct family *f, const struct policy *p, const char *e
 	printf("%s{cgroup=\"", f->name);
 	label_value(p->cgroup ? p->cgroup : "");
 	printf("\",policy=\"%s\"", p->have_params ? mthpctl_policy_name(p->params.policy) : "unknown");
+	/* cgroups attached with equal parameters share one object and its
+	 * counters: max by (object) counts them once */
+	printf(",object=\"%u\"", p->link_ok ? p->link.map_id : 0);
 	if (extra)
 		printf(",%s", extra);
 	printf("} ");
@@ -186,7 +192,8 @@ void status_print_prometheus(const struct env *e, const struct policy *pol, size
 			continue;
 		printf("%s{cgroup=\"", f_info.name);
 		label_value(pol[i].cgroup ? pol[i].cgroup : "");
-		printf("\",policy=\"%s\",params=\"", mthpctl_policy_name(pol[i].params.policy));
+		printf("\",policy=\"%s\",object=\"%u\",params=\"", mthpctl_policy_name(pol[i].params.policy),
+		       pol[i].link_ok ? pol[i].link.map_id : 0);
 		label_value(mthpctl_params_str(&pol[i].params, desc, sizeof(desc)));
 		printf("\"} 1\n");
 	}

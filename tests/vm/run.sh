@@ -425,13 +425,16 @@ t_status() {
 	"$M" status --format=prometheus >"$logs/s4-metrics.prom" || fail "status --format=prometheus" || return 1
 	promtool check metrics <"$logs/s4-metrics.prom" >"$logs/s4-promtool.txt" 2>&1 ||
 		fail "promtool check metrics: $(cat "$logs/s4-promtool.txt")" || return 1
-	for re in "^mthpctl_allowed_max_size_bytes\\{cgroup=\"$sf\",policy=\"fixed\"\\} 65536\$" \
-		  "^mthpctl_restricted\\{cgroup=\"$sn\",policy=\"never\",reason=\"cap\"\\} 1\$" \
-		  "^mthpctl_fallbacks_total\\{cgroup=\"$sn\",policy=\"never\",reason=\"cap\",tva=\"pagefault\"\\} [1-9]" \
-		  "^mthpctl_hook_calls_total\\{cgroup=\"$sa\",policy=\"auto\",tva=\"pagefault\"\\} [1-9]" \
-		  "^mthpctl_anon_shmem_bytes\\{cgroup=\"$sa\",policy=\"auto\"\\} [1-9]" \
-		  "^mthpctl_policy_info\\{cgroup=\"$sa\",policy=\"auto\",params=\"auto \\(window 500ms, threshold 50ms, min-usage 8M\\)\"\\} 1\$" \
-		  "^mthpctl_policies_in_effect\\{cgroup=\"$sa\",policy=\"auto\"\\} 1\$"; do
+	# object: the policy object (struct_ops map id), shared by cgroups
+	# attached with equal parameters
+	local O='object=\"[0-9]+\"'
+	for re in "^mthpctl_allowed_max_size_bytes\\{cgroup=\"$sf\",policy=\"fixed\",$O\\} 65536\$" \
+		  "^mthpctl_restricted\\{cgroup=\"$sn\",policy=\"never\",$O,reason=\"cap\"\\} 1\$" \
+		  "^mthpctl_fallbacks_total\\{cgroup=\"$sn\",policy=\"never\",$O,reason=\"cap\",tva=\"pagefault\"\\} [1-9]" \
+		  "^mthpctl_hook_calls_total\\{cgroup=\"$sa\",policy=\"auto\",$O,tva=\"pagefault\"\\} [1-9]" \
+		  "^mthpctl_anon_shmem_bytes\\{cgroup=\"$sa\",policy=\"auto\",$O\\} [1-9]" \
+		  "^mthpctl_policy_info\\{cgroup=\"$sa\",policy=\"auto\",$O,params=\"auto \\(window 500ms, threshold 50ms, min-usage 8M\\)\"\\} 1\$" \
+		  "^mthpctl_policies_in_effect\\{cgroup=\"$sa\",policy=\"auto\",$O\\} 1\$"; do
 		grep -qE "$re" "$logs/s4-metrics.prom" || fail "metrics have no line /$re/ (see $logs/s4-metrics.prom)" || return 1
 	done
 	jq -e --arg a "$sa" '.policies[] | select(.cgroup == $a) | .sample_cgroup == $a' <<<"$j" >/dev/null ||
@@ -626,9 +629,84 @@ t_races() {
 	note "3 rounds of two attaches at once: one won, one exited 5; 3 rounds of attach against detach left nothing"
 }
 
+# --- 7: equal parameters share one policy object ----------------------------
+
+# Two cgroups attached with equal parameters are linked to one loaded
+# object (one struct_ops map, two links); --private and other parameters
+# load their own. The shared object decides for both, survives the detach
+# of the cgroup that loaded it, and is freed with its last link.
+t_share() {
+	local a b c d ida idb out oa ob oc od obj calls0 calls1 f
+	a=$(mkcg sh-a) && b=$(mkcg sh-b) && c=$(mkcg sh-c) && d=$(mkcg sh-d) || return 1
+	ida=$(cg_id "$a") idb=$(cg_id "$b")
+	oa=$("$M" -j attach --cgroup "$a" --policy fixed --max-size 64K) || fail "attach a: $oa" || return 1
+	ob=$("$M" -j attach --cgroup "$b" --policy fixed --max-size 64K) || fail "attach b: $ob" || return 1
+	oc=$("$M" -j attach --cgroup "$c" --policy fixed --max-size 64K --private) || fail "attach c: $oc" || return 1
+	od=$("$M" -j attach --cgroup "$d" --policy fixed --max-size 32K) || fail "attach d: $od" || return 1
+	obj=$(jq -r .object_id <<<"$oa")
+	jq -e '.shared == false' <<<"$oa" >/dev/null || fail "a shares: $oa" || return 1
+	jq -e --argjson o "$obj" '.shared and .object_id == $o' <<<"$ob" >/dev/null ||
+		fail "b does not share a's object $obj: $ob" || return 1
+	jq -e --argjson o "$obj" '(.shared | not) and .object_id != $o' <<<"$oc" >/dev/null ||
+		fail "--private c shares: $oc" || return 1
+	jq -e --argjson o "$obj" --argjson oc "$(jq .object_id <<<"$oc")" \
+		'(.shared | not) and .object_id != $o and .object_id != $oc' <<<"$od" >/dev/null ||
+		fail "d (32K) shares: $od" || return 1
+	# the kernel: the links of a and b on one struct_ops map
+	[ "$("$H/bpfobjs" | grep -c "^link .* map_id=$obj ")" = 2 ] ||
+		fail "links on map $obj: $("$H/bpfobjs" | grep '^link')" || return 1
+	out=$(status_json)
+	jq -e --arg a "$a" --arg b "$b" --arg c "$c" --arg d "$d" '[.policies[] |
+		select(.cgroup == $a or .cgroup == $b) | .object_cgroups] == [2, 2] and
+		([.policies[] | select(.cgroup == $c or .cgroup == $d) | .object_cgroups] == [1, 1])' \
+		<<<"$out" >/dev/null || fail "status object_cgroups: $out" || return 1
+	out=$("$M" -j status --cgroup "$b")
+	jq -e '.policies[0].object_cgroups == 2' <<<"$out" >/dev/null || fail "status --cgroup b: $out" || return 1
+	"$M" status --cgroup "$b" | grep -q "^    object: .*shared by 2 cgroups" ||
+		fail "status --cgroup b text: $("$M" status --cgroup "$b")" || return 1
+	"$M" status --format=prometheus | grep -q "^mthpctl_policy_attached{.*object=\"$obj\"} 1" ||
+		fail "no object label in prometheus output" || return 1
+
+	# the shared object decides for b, and counts in both views
+	calls0=$(policy_json "$a" | jq .totals.calls.pagefault)
+	f=$logs/s7-b.out
+	"$H/faulter" -c "$b" -s 8 >"$f" 2>&1 || fail "faulter b: $(tail -n2 "$f")" || return 1
+	[ -n "$(probes "$f" 0 'v["o4"] > 0')" ] && [ -z "$(probes "$f" 0 'v["max_order"] > 4')" ] ||
+		fail "b under the shared 64K cap: $(tail -n1 "$f")" || return 1
+	calls1=$(policy_json "$a" | jq .totals.calls.pagefault)
+	[ "$calls1" -gt "$calls0" ] || fail "a's (shared) counters did not move: $calls0 -> $calls1" || return 1
+
+	# detach a: b keeps the object, and its cap
+	"$M" detach --cgroup "$a" >/dev/null || fail "detach a" || return 1
+	[ ! -e "$PINS/cg-$ida" ] || fail "a's pins left" || return 1
+	[ "$("$H/bpfobjs" | grep -c "^link .* map_id=$obj cgroup_id=$idb\$")" = 1 ] ||
+		fail "b's link after detach a: $("$H/bpfobjs" | grep '^link')" || return 1
+	jq -e '.policies[0].object_cgroups == 1' <<<"$("$M" -j status --cgroup "$b")" >/dev/null ||
+		fail "b still counted as shared" || return 1
+	f=$logs/s7-b2.out
+	"$H/faulter" -c "$b" -s 8 >"$f" 2>&1 || fail "faulter b: $(tail -n2 "$f")" || return 1
+	[ -n "$(probes "$f" 0 'v["o4"] > 0')" ] && [ -z "$(probes "$f" 0 'v["max_order"] > 4')" ] ||
+		fail "b after a's detach: $(tail -n1 "$f")" || return 1
+
+	# replace b by the parameters of d: b joins d's object
+	out=$("$M" -j attach --cgroup "$b" --policy fixed --max-size 32K --replace) || fail "replace b: $out" || return 1
+	jq -e --argjson od "$(jq .object_id <<<"$od")" '.shared and .object_id == $od' <<<"$out" >/dev/null ||
+		fail "b did not join d's object: $out" || return 1
+	# object $obj had its last link in b: freed
+	for _ in $(seq 30); do
+		"$H/bpfobjs" | grep -q "^map id=$obj " || break
+		sleep 0.1
+	done
+	! "$H/bpfobjs" | grep -q "^map id=$obj " || fail "map $obj outlived its last link" || return 1
+	"$M" detach --all >/dev/null || fail "detach --all" || return 1
+	[ -z "$("$H/bpfobjs" | grep '^link ')" ] && [ -z "$(ls -A "$PINS" 2>/dev/null)" ] ||
+		fail "left after detach --all: $("$H/bpfobjs")" || return 1
+	note "a and b on struct_ops map $obj (2 links), --private and 32K apart; b kept the 64K cap after a's detach; map freed with its last link"
+}
+
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling auto_pressure replace_detach status refusals races)
+all_tests=(auto_sibling auto_pressure replace_detach status refusals races share)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

@@ -189,8 +189,8 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
-check-docs: mthpctl
-	$(Q)tests/check-docs.sh ./mthpctl
+check-docs: mthpctl $(MANS)
+	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Check that --help, the man pages and the bash completion name the same
-# commands and options, and that the completion of --cgroup offers the
-# cgroups `mthpctl -j status` lists.
-# Usage: tests/check-docs.sh [path/to/mthpctl]
+# commands and options, that the completion of --cgroup offers the cgroups
+# `mthpctl -j status` lists, and that every man page renders without a
+# groff warning.
+# Usage: tests/check-docs.sh [path/to/mthpctl [dir of the rendered pages]]
+# (without the directory the pages are rendered with rst2man here)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$top/mthpctl}
+mandir=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 comp=$top/scripts/mthpctl.bash-completion
@@ -96,6 +99,37 @@ echo '{"kernel":{},"policies_readable":false,"policies":[]}' >"$fake.json"
 comp_case 'DIRS' detach --cgroup ''
 echo 2 >"$fake.rc"
 comp_case 'DIRS' status --cgroup ''
+
+# Rendered man pages: no warning from groff with tbl and every warning on,
+# nor from man(1), at several line lengths, since where a page breaks (and
+# so whether a boxed tbl table is split, losing its lines: "character
+# above first line discarded") depends on the width.
+command -v groff >/dev/null || { echo "MISSING: groff (scripts/install-deps.sh)"; exit 1; }
+if [ -z "$mandir" ]; then
+	mandir=$tmp/man
+	mkdir -p "$mandir"
+	for rst in "$top"/man/*.rst; do
+		rst2man --exit-status=2 "$rst" "$mandir/$(basename "$rst" .rst)"
+	done
+fi
+pages=0
+for rst in "$top"/man/*.rst; do
+	page=$mandir/$(basename "$rst" .rst)
+	[ -f "$page" ] || { echo "MISSING: $page (not rendered)"; fail=1; continue; }
+	pages=$((pages + 1))
+	for width in 60 80 100 132; do
+		warn=$(groff -ww -t -man -Tutf8 -rLL="${width}n" "$page" 2>&1 >/dev/null)
+		if command -v man >/dev/null; then
+			warn+=${warn:+$'\n'}$(LC_ALL=C.UTF-8 MANWIDTH=$width man --warnings -l "$page" 2>&1 >/dev/null)
+		fi
+		if [ -n "$warn" ]; then
+			echo "WARNINGS: $(basename "$page") at width $width:"
+			sed 's/^/  /' <<<"$warn" | head -n 5
+			fail=1
+		fi
+	done
+done
+echo "rendered man pages checked at widths 60 80 100 132: $pages"
 
 [ $fail = 0 ] && echo "check-docs: all consistent" || echo "check-docs: FAILED"
 exit $fail

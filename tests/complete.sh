@@ -26,5 +26,5 @@ COMP_WORDS=("$@")
 COMP_CWORD=$(($# - 1))
 COMPREPLY=()
 _mthpctl "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-[ ${#COMPREPLY[@]} -gt 0 ] && printf '%s\n' "${COMPREPLY[@]}" | sort
+[ ${#COMPREPLY[@]} -gt 0 ] && printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
 exit 0

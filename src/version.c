@@ -17,10 +17,9 @@
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	switch (key) {
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
-	default: return ARGP_ERR_UNKNOWN;
-	}
+	if (key != ARGP_KEY_ARG)
+		return ARGP_ERR_UNKNOWN;
+	argp_error(state, "unexpected argument '%s' (version takes none)", arg);	/* exits */
 	return 0;
 }
 

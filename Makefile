@@ -61,10 +61,10 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
 
 # Pure logic, unit-tested without libbpf.
-LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/kbtf.c
+LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/kbtf.c src/needs.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   src/bench.c src/bench_common.c src/bench_redis.c src/bench_pagefault.c src/bench_sparse.c \
-		   src/bench_hook.c src/status_prometheus.c
+		   src/bench_hook.c src/status_prometheus.c src/version.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_SRCS	:= $(wildcard tests/unit/*.c)
@@ -189,8 +189,8 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
-check-docs: mthpctl
-	$(Q)tests/check-docs.sh ./mthpctl
+check-docs: mthpctl $(MANS)
+	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)

@@ -19,8 +19,9 @@ SUDO=
 pkgs=(
 	# build: user space and BPF
 	make gcc pkg-config clang-19 llvm-19 libelf-dev zlib1g-dev libcap-dev
-	# tests and docs; libclang-rt-19-dev: ASan/UBSan and libFuzzer runtimes
-	libcmocka-dev python3-docutils jq libclang-rt-19-dev
+	# tests and docs; libclang-rt-19-dev: ASan/UBSan and libFuzzer runtimes;
+	# groff-base and man-db: check-docs renders every man page with both
+	libcmocka-dev python3-docutils jq libclang-rt-19-dev groff-base man-db
 	# promtool (package prometheus) checks status --format=prometheus
 	prometheus
 	# VM integration tests and the benchmark

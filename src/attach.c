@@ -202,15 +202,16 @@ static int load_error(int err, const char *what)
 	 * refusing the program, not a missing privilege */
 	if (err == -EACCES)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL,
-				     "%s: the kernel's verifier refused the program (%s; rerun with "
-				     "-v for its log)", what, strerror(-err));
+				     "%s: the kernel's verifier refused the program (%s; libbpf "
+				     "printed the verifier's log above)", what, strerror(-err));
 	if (err == -EPERM)
 		return mthpctl_error(MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
 	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "%s: the kernel refused bpf_mthp_ops on a cgroup (apply kernel/)", what);
-	return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: %s%s", what, strerror(-err),
-			     g.verbose ? "" : " (rerun with -v for libbpf's log)");
+	/* libbpf prints its warnings, and a refused program's verifier log */
+	return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: %s (libbpf's warnings, if any, are above%s)",
+			     what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
 }
 
 /* The maps pinned beside the link, by their pin names. */

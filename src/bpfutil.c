@@ -36,9 +36,15 @@ __u64 mthpctl_page_size(void)
 	return ps > 0 ? (__u64)ps : 4096;
 }
 
+/*
+ * libbpf's warnings always reach stderr: they say why a load failed, with
+ * the verifier's log of the program the kernel refused (libbpf asks for it
+ * and prints it at warning level). Its info and debug messages, every step
+ * of opening and loading, only with -v.
+ */
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!g.verbose)
+	if (level != LIBBPF_WARN && !g.verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }

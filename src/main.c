@@ -7,14 +7,18 @@
 
 #include "mthpctl.h"
 
-const char *argp_program_version = "mthpctl " MTHPCTL_VERSION;
+/* no argp_program_version: -V is a global option of ours, answered with
+ * the libbpf version and the kernel's features, in JSON too */
 const char *argp_program_bug_address = "the mthpctl issue tracker";
 error_t argp_err_exit_status = MTHPCTL_EXIT_USAGE;
 
 static const struct argp_option global_options[] = {
 	{ "json", 'j', NULL, 0, "Print JSON", 0 },
 	{ "pretty", 'p', NULL, 0, "Print pretty JSON (implies --json)", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf debug output (verifier log)", 0 },
+	/* libbpf's warnings (a refused program's verifier log among them)
+	 * are shown without -v: see print_fn() in bpfutil.c */
+	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output (warnings always)", 0 },
+	{ "version", 'V', NULL, 0, "Print versions and kernel features, then exit", 0 },
 	{ 0 }
 };
 
@@ -24,6 +28,13 @@ static error_t global_parse(int key, char *arg, struct argp_state *state)
 	case 'j': g.json = true; break;
 	case 'p': g.json = g.pretty = true; break;
 	case 'v': g.verbose = true; break;
+	case 'V': g.version = true; break;
+	case ARGP_KEY_END:
+		/* after every option, wherever -V stood: -j may follow it; a
+		 * command named with -V is not run, as with argp's --version */
+		if (g.version)
+			exit(mthpctl_print_version());
+		return ARGP_ERR_UNKNOWN;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
@@ -45,6 +56,7 @@ static const struct cmd {
 	{ "detach", cmd_detach },
 	{ "status", cmd_status },
 	{ "bench", cmd_bench },
+	{ "version", cmd_version },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -77,8 +89,8 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;	/* the rest belongs to the command */
 		return 0;
 	case ARGP_KEY_END:
-		if (cmd_index < 0)
-			argp_error(state, "missing COMMAND (attach, detach, status or bench)");
+		if (cmd_index < 0 && !g.version)
+			argp_error(state, "missing COMMAND (attach, detach, status, bench or version)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -98,6 +110,7 @@ static const char top_doc[] =
 	"  detach   detach the policy of a cgroup (or --all) and remove its pins\n"
 	"  status   kernel support, global THP settings, attached policies\n"
 	"  bench    benchmark THP modes and a policy (redis, pagefault, sparse)\n"
+	"  version  mthpctl and libbpf versions, kernel features, what is missing\n"
 	"\n"
 	"Commands may be abbreviated to a unique prefix. "
 	"Run `mthpctl COMMAND --help` for the options of a command.\n"
@@ -106,6 +119,7 @@ static const char top_doc[] =
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis\n"
 	"  mthpctl status -p\n"
 	"  mthpctl detach --all\n"
+	"  mthpctl -j version\n"
 	"\n"
 	"Exit status: 0 ok, 1 usage, 2 permission, 3 unsupported kernel, "
 	"4 bad cgroup path, 5 state conflict, 6 bpffs not mounted, "
@@ -126,10 +140,10 @@ int main(int argc, char **argv)
 	if (!c) {
 		if (nmatch > 1)
 			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "command '%s' is ambiguous (attach, detach, status, bench)",
+					     "command '%s' is ambiguous (attach, detach, status, bench, version)",
 					     argv[cmd_index]);
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "unknown command '%s' (attach, detach, status, bench; see mthpctl --help)",
+				     "unknown command '%s' (attach, detach, status, bench, version; see mthpctl --help)",
 				     argv[cmd_index]);
 	}
 	mthpctl_libbpf_setup();

@@ -23,7 +23,7 @@ enum {
 };
 
 struct mthpctl_global {
-	bool json, pretty, verbose;
+	bool json, pretty, verbose, version;
 	struct jw jw;
 };
 extern struct mthpctl_global g;
@@ -108,5 +108,8 @@ int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bench(int argc, char **argv);	/* bench.c */
+int cmd_version(int argc, char **argv);
+/* What version and -V print; an exit code (version.c). */
+int mthpctl_print_version(void);
 
 #endif

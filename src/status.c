@@ -129,7 +129,7 @@ static int scan_hugepages_plain(struct mthpctl_hp_size **out)
 	return (int)n;
 }
 
-static void gather_env(struct env *e)
+void status_gather_kernel(struct env *e)
 {
 	static char buf[65536];
 	struct mthpctl_psi psi;
@@ -166,24 +166,27 @@ static void gather_env(struct env *e)
 	if (mthpctl_read_file("/proc/sys/kernel/bpf_stats_enabled", buf, 16) > 0)
 		e->bpf_stats = atoi(buf) != 0;
 	mthpctl_timing("mounts");
+}
+
+static void gather_env(struct env *e)
+{
+	char buf[256];
+
+	status_gather_kernel(e);
 	e->nr_hp = g.json ? mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp) :
 			    scan_hugepages_plain(&e->hp);
 	if (e->nr_hp < 0)
 		e->nr_hp = 0;
-	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, 256) > 0)
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, sizeof(buf)) > 0)
 		mthpctl_parse_bracketed(buf, e->thp_enabled, sizeof(e->thp_enabled));
-	if (mthpctl_read_file(MTHPCTL_THP_DIR "/defrag", buf, 256) > 0)
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/defrag", buf, sizeof(buf)) > 0)
 		mthpctl_parse_bracketed(buf, e->thp_defrag, sizeof(e->thp_defrag));
 }
 
 static const char *yesno(bool b) { return b ? "yes" : "no"; }
 
-static void print_env_json(const struct env *e)
+void status_kernel_json(struct jw *w, const struct env *e)
 {
-	struct jw *w = &g.jw;
-	int i;
-	size_t j;
-
 	jw_key(w, "kernel");
 	jw_obj_open(w);
 	jw_kbool(w, "btf", e->k.btf);
@@ -198,6 +201,15 @@ static void print_env_json(const struct env *e)
 	jw_key(w, "bpf_stats_enabled");
 	if (e->bpf_stats >= 0) jw_bool(w, e->bpf_stats); else jw_null(w);
 	jw_obj_close(w);
+}
+
+static void print_env_json(const struct env *e)
+{
+	struct jw *w = &g.jw;
+	int i;
+	size_t j;
+
+	status_kernel_json(w, e);
 	jw_key(w, "thp");
 	jw_obj_open(w);
 	jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
@@ -219,12 +231,8 @@ static void print_env_json(const struct env *e)
 	jw_obj_close(w);
 }
 
-static void print_env_plain(const struct env *e)
+void status_kernel_plain(const struct env *e)
 {
-	int i;
-	size_t j;
-
-	printf("kernel:\n");
 	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
 	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
 	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
@@ -236,6 +244,15 @@ static void print_env_plain(const struct env *e)
 	printf("  bpf_stats:          %s\n", e->bpf_stats > 0 ? "on (hook cost shown per policy)" :
 	       e->bpf_stats == 0 ? "off (sysctl kernel.bpf_stats_enabled=1 to see the hook's cost)" :
 	       "unknown");
+}
+
+static void print_env_plain(const struct env *e)
+{
+	int i;
+	size_t j;
+
+	printf("kernel:\n");
+	status_kernel_plain(e);
 	printf("global THP settings (%s): enabled %s, defrag %s\n", MTHPCTL_THP_DIR,
 	       e->thp_enabled[0] ? e->thp_enabled : "-", e->thp_defrag[0] ? e->thp_defrag : "-");
 	if (e->nr_hp)

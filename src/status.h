@@ -57,6 +57,13 @@ struct policy {
 	__u32 effective[MTHPCTL_EFFECTIVE_SHOWN];
 };
 
+/* The kernel part of env (BTF probe, PSI, mounts, bpf_stats), without the
+ * THP settings: status gathers it first, version alone. */
+void status_gather_kernel(struct env *e);
+/* It as status prints it: the "kernel" object, the lines under "kernel:". */
+void status_kernel_json(struct jw *w, const struct env *e);
+void status_kernel_plain(const struct env *e);
+
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */
 __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason);

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Check that --help, the man pages and the bash completion name the same
-# commands and options. Usage: tests/check-docs.sh [path/to/mthpctl]
+# commands and options, that the completion of --cgroup offers the cgroups
+# `mthpctl -j status` lists, and that every man page renders without a
+# groff warning.
+# Usage: tests/check-docs.sh [path/to/mthpctl [dir of the rendered pages]]
+# (without the directory the pages are rendered with rst2man here)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$top/mthpctl}
+mandir=${2:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 comp=$top/scripts/mthpctl.bash-completion
 fail=0
 
@@ -59,6 +66,70 @@ h=$("$bin" attach --help | sed -n 's/.*--policy=NAME *\(.*\)/\1/p' | grep -o 'au
 m=$(grep -o '^\(auto\|fixed\|never\)\b' "$top/man/mthpctl-policies.7.rst" | norm)
 c=$(grep -o 'compgen -W "auto fixed never"' "$comp" | grep -o 'auto\|fixed\|never' | norm)
 same policies "$h" "$m" "$c"
+
+# --cgroup of detach and status: the cgroups with a policy, from `mthpctl -j
+# status` (here a stand-in printing what status prints: a removed cgroup's
+# path is null, sample_cgroup is not a policy's cgroup); attach, and a
+# status that fails or lists none, fall back to directories.
+fake=$tmp/mthpctl-fake
+printf '%s\n' '#!/bin/sh' 'cat "$0.json"; exit "$(cat "$0.rc")"' >"$fake"
+chmod +x "$fake"
+printf '%s\n' '{"kernel":{"btf":true},"policies_readable":true,"policies":[' \
+	'{"cgroup":"/sys/fs/cgroup/redis","cgroup_id":20,"sample_cgroup":"/sys/fs/cgroup/redis/w"},' \
+	'{"cgroup":null,"cgroup_id":21,"sample_cgroup":null},' \
+	'{"cgroup":"/sys/fs/cgroup/batch.slice/my job","cgroup_id":22}]}' | tr -d '\n' >"$fake.json"
+echo 0 >"$fake.rc"
+comp_case() {	# WANT WORD...: the candidates, joined with '|'
+	local want=$1 got
+	shift
+	got=$("$top/tests/complete.sh" "$fake" "$@" | paste -sd '|')
+	if [ "$got" = "$want" ]; then
+		echo "ok: completion of '$*': $got"
+	else
+		echo "MISMATCH: completion of '$*': '$got', want '$want'"
+		fail=1
+	fi
+}
+comp_case '/sys/fs/cgroup/batch.slice/my job|/sys/fs/cgroup/redis' detach --cgroup ''
+comp_case '/sys/fs/cgroup/redis' -j status -c /sys/fs/cgroup/r
+comp_case '/sys/fs/cgroup/redis' st --cgroup /sys/fs/cgroup/r
+comp_case 'DIRS' attach --cgroup /sys/fs/cgroup/r
+comp_case 'version' ver
+echo '{"kernel":{},"policies_readable":false,"policies":[]}' >"$fake.json"
+comp_case 'DIRS' detach --cgroup ''
+echo 2 >"$fake.rc"
+comp_case 'DIRS' status --cgroup ''
+
+# Rendered man pages: no warning from groff with tbl and every warning on,
+# nor from man(1), at several line lengths, since where a page breaks (and
+# so whether a boxed tbl table is split, losing its lines: "character
+# above first line discarded") depends on the width.
+command -v groff >/dev/null || { echo "MISSING: groff (scripts/install-deps.sh)"; exit 1; }
+if [ -z "$mandir" ]; then
+	mandir=$tmp/man
+	mkdir -p "$mandir"
+	for rst in "$top"/man/*.rst; do
+		rst2man --exit-status=2 "$rst" "$mandir/$(basename "$rst" .rst)"
+	done
+fi
+pages=0
+for rst in "$top"/man/*.rst; do
+	page=$mandir/$(basename "$rst" .rst)
+	[ -f "$page" ] || { echo "MISSING: $page (not rendered)"; fail=1; continue; }
+	pages=$((pages + 1))
+	for width in 60 80 100 132; do
+		warn=$(groff -ww -t -man -Tutf8 -rLL="${width}n" "$page" 2>&1 >/dev/null)
+		if command -v man >/dev/null; then
+			warn+=${warn:+$'\n'}$(LC_ALL=C.UTF-8 MANWIDTH=$width man --warnings -l "$page" 2>&1 >/dev/null)
+		fi
+		if [ -n "$warn" ]; then
+			echo "WARNINGS: $(basename "$page") at width $width:"
+			sed 's/^/  /' <<<"$warn" | head -n 5
+			fail=1
+		fi
+	done
+done
+echo "rendered man pages checked at widths 60 80 100 132: $pages"
 
 [ $fail = 0 ] && echo "check-docs: all consistent" || echo "check-docs: FAILED"
 exit $fail

@@ -15,5 +15,6 @@ int main(void)
 	failed += run_bench_tests();
 	failed += run_status_tests();
 	failed += run_kbtf_tests();
+	failed += run_needs_tests();
 	return failed ? 1 : 0;
 }

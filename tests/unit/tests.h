@@ -16,4 +16,5 @@ int run_policy_tests(void);
 int run_bench_tests(void);
 int run_status_tests(void);
 int run_kbtf_tests(void);
+int run_needs_tests(void);
 #endif

@@ -164,6 +164,23 @@ struct mthpctl_state {
 #define MTHPCTL_TIGHT_DIV	16
 
 /*
+ * Filling towards the limit. The rule above sees the limit only when it is
+ * already there; by then a cgroup that filled its memory with 2 MiB folios
+ * keeps them (reclaim does not split what is resident to make room for 4K
+ * faults), and reclaim and refaults work on the small remainder: measured
+ * with bench redis at memory.high=128M, ~118 MiB of 2 MiB folios filled
+ * before the limit, 34% more swap-outs and 60% more major faults than
+ * 4 KiB only, p99 1.5 x. So a cgroup whose usage, growing as fast as over
+ * the last interval, would use up its headroom within MTHPCTL_FILL_WINDOWS
+ * windows is treated as at the limit already: an episode starts at the last
+ * good rung or the ladder's start without waiting for stall, and the ladder
+ * does not climb while the fill goes on. When the growth stops the rule
+ * above judges the cgroup again. No limit, or a limit far beyond the
+ * growth: no effect.
+ */
+#define MTHPCTL_FILL_WINDOWS	8
+
+/*
  * The low-usage rule judges a cgroup by its recent peak, not by the last
  * sample alone: a process that maps, touches and unmaps large regions in a
  * loop is not small, but a sample may land between two of its mappings.
@@ -322,10 +339,20 @@ static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
 	return (flags & MTHPCTL_SAMPLE_USAGE) && headroom < usage / MTHPCTL_TIGHT_DIV;
 }
 
+/* Would a cgroup growing by growth bytes per window use up headroom within
+ * MTHPCTL_FILL_WINDOWS windows (see there)? */
+static inline int mthpctl_filling(__u64 growth, __u64 headroom)
+{
+	return growth && headroom != MTHPCTL_NO_LIMIT &&
+	       headroom / MTHPCTL_FILL_WINDOWS < growth;
+}
+
 /* One step of the size ladder for a stall rate measured at time now;
- * tight: the cgroup is at its memory limit. */
+ * tight: the cgroup is at its memory limit; filling: it is growing towards
+ * it (mthpctl_filling()). */
 static inline void mthpctl_ladder(const struct mthpctl_params *p,
-				  struct mthpctl_state *s, __u64 rate, __u64 now, int tight)
+				  struct mthpctl_state *s, __u64 rate, __u64 now, int tight,
+				  int filling)
 {
 	__u64 t = p->threshold_ns, window = p->window_ns;
 	__u64 quiet = t / MTHPCTL_QUIET_DIV;
@@ -333,7 +360,8 @@ static inline void mthpctl_ladder(const struct mthpctl_params *p,
 
 	if (!s->backoff)
 		s->backoff = 1;
-	if (rate >= t || (tight && rate >= quiet && !s->pressure)) {
+	tight |= filling;
+	if (rate >= t || (tight && rate >= quiet && !s->pressure) || (filling && !s->pressure)) {
 		if (!s->pressure) {
 			/* a new episode: the last good rung, or the start */
 			s->pressure = 1;
@@ -364,7 +392,7 @@ static inline void mthpctl_ladder(const struct mthpctl_params *p,
 		s->probe_from = MTHPCTL_NO_PROBE;
 		return;
 	}
-	if (now < s->probe_end_ns)
+	if (now < s->probe_end_ns || filling)
 		return;		/* hold the rung (or the trial) a while */
 	if (s->probe_from != MTHPCTL_NO_PROBE) {
 		/* the trial held: keep it */
@@ -404,23 +432,24 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 			return mthpctl_restriction(s);	/* too close to measure */
 	}
 
+	s->growth = 0;
+	if (dt && (x->flags & MTHPCTL_SAMPLE_USAGE) && (s->flags & MTHPCTL_SAMPLE_USAGE) &&
+	    x->usage > s->usage)
+		s->growth = mthpctl_scale_rate(x->usage - s->usage, dt, p->window_ns);
+
 	if (dt && (x->flags & MTHPCTL_SAMPLE_STALL) &&
 	    (s->flags & MTHPCTL_SAMPLE_STALL) && x->stall_ns >= s->last_stall_ns) {
 		s->stall_rate_ns = mthpctl_scale_rate(x->stall_ns - s->last_stall_ns,
 						      dt, p->window_ns);
 		mthpctl_ladder(p, s, s->stall_rate_ns, x->now_ns,
-			       mthpctl_tight(x->flags, x->usage, x->headroom));
+			       mthpctl_tight(x->flags, x->usage, x->headroom),
+			       mthpctl_filling(s->growth, x->headroom));
 	} else {
 		/* first sample, PSI off or counter reset: no evidence */
 		s->stall_rate_ns = 0;
 		s->pressure = 0;
 		s->probe_from = MTHPCTL_NO_PROBE;
 	}
-
-	s->growth = 0;
-	if (dt && (x->flags & MTHPCTL_SAMPLE_USAGE) && (s->flags & MTHPCTL_SAMPLE_USAGE) &&
-	    x->usage > s->usage)
-		s->growth = mthpctl_scale_rate(x->usage - s->usage, dt, p->window_ns);
 
 	if ((x->flags & MTHPCTL_SAMPLE_USAGE) && p->min_usage) {
 		if (s->growth && x->usage + s->growth >= p->min_usage)

@@ -189,6 +189,38 @@ static void at_the_limit(void **state)
 	assert_int_equal(feed_lim(&s, 13000, 323, 128, 512), MTHPCTL_REASON_NONE);
 }
 
+/* Growing towards a limit: limited before the limit is there (no stall). */
+static void filling_towards_the_limit(void **state)
+{
+	struct mthpctl_state s = {}, nolim = {}, far = {};
+	__u64 t, u;
+
+	assert_false(mthpctl_filling(0, 8 * MB));
+	assert_false(mthpctl_filling(16 * MB, MTHPCTL_NO_LIMIT));
+	assert_false(mthpctl_filling(16 * MB, 8 * 16 * MB));
+	assert_true(mthpctl_filling(16 * MB, 8 * 16 * MB - 8));
+	/* 16 MB per window, no limit or a limit far beyond: no episode */
+	for (t = 1000, u = 32; t <= 4000; t += 1000, u += 16) {
+		assert_int_equal(feed(&auto_p, &nolim, t, 0, u), MTHPCTL_REASON_NONE);
+		assert_int_equal(feed_lim(&far, t, 0, u, 1024), MTHPCTL_REASON_NONE);
+	}
+	/* 200 MB of headroom: nothing until it is below 8 windows of growth */
+	assert_int_equal(feed_lim(&s, 1000, 0, 32, 200), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed_lim(&s, 2000, 0, 48, 184), MTHPCTL_REASON_NONE);
+	assert_int_equal(feed_lim(&s, 3000, 0, 64, 120), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == MTHPCTL_LADDER_START && s.steps_down == 1);
+	/* no stall while it fills: held, no trial of a larger size */
+	assert_int_equal(feed_lim(&s, 4000, 0, 80, 104), MTHPCTL_REASON_PRESSURE);
+	assert_int_equal(feed_lim(&s, 5000, 0, 96, 88), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == MTHPCTL_LADDER_START && s.steps_up == 0 &&
+		    s.probe_from == MTHPCTL_NO_PROBE);
+	/* stall >= T still steps down while filling */
+	assert_int_equal(feed_lim(&s, 6000, 150, 112, 72), MTHPCTL_REASON_PRESSURE);
+	assert_true(s.rung == 0 && s.steps_down == 2);
+	/* the growth stops far from the limit: quiet ends the episode */
+	assert_int_equal(feed_lim(&s, 7000, 150, 112, 72), MTHPCTL_REASON_NONE);
+}
+
 static void ladder_top_and_cap(void **state)
 {
 	struct mthpctl_params p = auto_p;
@@ -612,6 +644,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
 		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_zones),
 		cmocka_unit_test(size_ladder), cmocka_unit_test(at_the_limit),
+		cmocka_unit_test(filling_towards_the_limit),
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),

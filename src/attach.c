@@ -259,18 +259,22 @@ static void policy_obj_close(struct policy_obj *o)
 	o->skel = NULL;
 }
 
-/* FNV-1a of the BPF object, part of the rodata compared for sharing: an
- * object of another mthpctl build is never shared. */
+/* FNV-1a of the BPF object, 8 bytes a step (it is ~50 KB and every attach
+ * hashes it), part of the rodata compared for sharing: an object of
+ * another mthpctl build is never shared. */
 static __u64 object_hash(void)
 {
 	const unsigned char *b;
-	__u64 h = 0xcbf29ce484222325ULL;
+	__u64 h = 0xcbf29ce484222325ULL, w;
 	size_t n, i;
 
 	b = mthp_bpf__elf_bytes(&n);
-	for (i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
+	for (i = 0; i < n; i += sizeof(w)) {
+		w = 0;
+		memcpy(&w, b + i, n - i < sizeof(w) ? n - i : sizeof(w));
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return h ^ n;
 }
 
 static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)

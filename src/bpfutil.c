@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -316,6 +317,7 @@ double mthpctl_now_ms(void)
 
 void mthpctl_timing(const char *step)
 {
+	static const char *kill_at;
 	static double last;
 	static int on = -1;
 	double now;
@@ -324,7 +326,12 @@ void mthpctl_timing(const char *step)
 		const char *v = getenv("MTHPCTL_DEBUG_TIMING");
 
 		on = v && *v && strcmp(v, "0");
+		kill_at = getenv("MTHPCTL_DEBUG_KILL_AT");
 	}
+	/* the crash test (tests/vm/run.sh, kill_steps): die the hardest way
+	 * where a step ends, as a power cut or the OOM killer would */
+	if (kill_at && step && !strcmp(kill_at, step))
+		kill(getpid(), SIGKILL);
 	if (!on)
 		return;
 	now = mthpctl_now_ms();

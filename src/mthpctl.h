@@ -84,7 +84,9 @@ int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 v
 			     int prog_fd);
 
 /* MTHPCTL_DEBUG_TIMING=1 in the environment: mthpctl_timing() prints, on
- * stderr, the milliseconds since the previous call (or since start). */
+ * stderr, the milliseconds since the previous call (or since start).
+ * MTHPCTL_DEBUG_KILL_AT=STEP: the process kills itself (SIGKILL) where
+ * that step ends, for the crash tests. */
 void mthpctl_timing(const char *step);
 double mthpctl_now_ms(void);	/* CLOCK_MONOTONIC */
 

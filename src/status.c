@@ -448,8 +448,13 @@ static bool gather_hook(const struct env *e, struct policy *p)
 	buf = NULL;
 	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
 	    (__u32)(doff + moff) + sizeof(id) <= info.value_size &&
-	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf))
+	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf)) {
 		memcpy(&id, buf + doff + moff, sizeof(id));
+		/* the value starts with struct bpf_struct_ops_common_value,
+		 * whose refcnt the lookup fills with the map's references
+		 * other than user ones (fds, pins): one per attached link */
+		memcpy(&p->object_links, buf, sizeof(p->object_links));
+	}
 	free(buf);
 	close(fd);
 	if (!id || id > ~0U)
@@ -831,33 +836,16 @@ static int cmp_policy(const void *a, const void *b)
 }
 
 /* Every pin directory (or only's), with what its pins say. */
-/* The struct_ops map of the attached policy pinned in dir; 0: none. */
-static __u32 attached_map_id(const char *dir, __u64 id)
-{
-	struct mthpctl_link l = {};
-	int fd = open_pin(dir, "link");
-
-	if (fd < 0)
-		return 0;
-	if (mthpctl_link_query(fd, &l) || l.cgroup_id != id)
-		l.map_id = 0;
-	close(fd);
-	return l.map_id;
-}
-
 /*
  * How many attached cgroups share each policy's object (attach links a
  * cgroup to the loaded object of another with equal parameters). All
- * policies gathered: counted among them. One (status --cgroup): the other
- * pins' links are read, two calls each, no map or cgroup access.
+ * policies gathered: counted among them. One (status --cgroup): the
+ * kernel's count of the object's links (gather_hook()), instead of
+ * reading every pin.
  */
 static void gather_sharing(struct policy *pol, size_t n, __u64 only)
 {
-	char dir[4200];
-	struct dirent *de;
 	size_t i, j;
-	__u64 id;
-	DIR *d;
 
 	for (i = 0; i < n; i++) {
 		pol[i].object_cgroups = pol[i].attached;
@@ -865,15 +853,8 @@ static void gather_sharing(struct policy *pol, size_t n, __u64 only)
 			pol[i].object_cgroups += j != i && pol[j].attached &&
 						 pol[j].link.map_id == pol[i].link.map_id;
 	}
-	if (!only || n != 1 || !pol[0].attached || !(d = opendir(MTHPCTL_PIN_ROOT)))
-		return;
-	while ((de = readdir(d))) {
-		if (mthpctl_pin_parse(de->d_name, &id) || id == only)
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-		pol[0].object_cgroups += attached_map_id(dir, id) == pol[0].link.map_id;
-	}
-	closedir(d);
+	if (only && n == 1 && pol[0].attached && pol[0].object_links > 0)
+		pol[0].object_cgroups = pol[0].object_links;
 }
 
 static size_t gather_pin_dirs(__u64 only, struct policy **out)
@@ -948,7 +929,6 @@ int cmd_status(int argc, char **argv)
 	gather_env(&e);
 	mthpctl_timing("hugepages");
 	n = gather_pin_dirs(only, &pol);
-	gather_sharing(pol, n, only);
 	mthpctl_timing("pins");
 	if (n) {
 		/* one walk: the subtree of --cgroup, or the whole cgroup2 tree */
@@ -968,6 +948,7 @@ int cmd_status(int argc, char **argv)
 		}
 		mthpctl_timing("cgroups");
 		gather_hooks(&e, pol, n);
+		gather_sharing(pol, n, only);
 		mthpctl_timing("hooks");
 	}
 

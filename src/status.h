@@ -54,6 +54,7 @@ struct policy {
 	/* attached cgroups linked to the same policy object (struct_ops map
 	 * link.map_id), this one included: its counters are their sum */
 	int object_cgroups;
+	__u32 object_links;	/* the kernel's count of its links; 0: unknown */
 	__u32 effective[MTHPCTL_EFFECTIVE_SHOWN];
 };
 

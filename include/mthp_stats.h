@@ -21,10 +21,18 @@
  * narrowed calls by reason; its row MTHPCTL_REASON_NONE counts the calls
  * that narrowed nothing (the hook counts without a branch; readers skip
  * it). */
+/* Rows of fallbacks: a power of two >= MTHPCTL_NR_REASON, so that the hook's
+ * fast path bounds a reason with a mask instead of a branch (the rows past
+ * MTHPCTL_NR_REASON stay 0). */
+#define MTHPCTL_REASON_ROWS	8
+
 struct mthpctl_counters {
 	__u64 calls[MTHPCTL_NR_TVA];			/* hook calls by tva type */
-	__u64 fallbacks[MTHPCTL_NR_REASON][MTHPCTL_NR_TVA];
+	__u64 fallbacks[MTHPCTL_REASON_ROWS][MTHPCTL_NR_TVA];
 };
+_Static_assert(MTHPCTL_NR_REASON <= MTHPCTL_REASON_ROWS &&
+	       !(MTHPCTL_REASON_ROWS & (MTHPCTL_REASON_ROWS - 1)),
+	       "fallbacks rows: a power of two holding every reason");
 
 /* Per-cgroup value of the "cgstate" cgroup local storage (key: a cgroup
  * directory fd). */

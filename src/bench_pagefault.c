@@ -238,10 +238,9 @@ static void pf_json_body(struct jw *w, void *ctx)
 		jw_obj_open(w);
 		jw_kstr(w, "mode", pf_col_name(m, o));
 		jw_ku64(w, "runs", c->n);
-		jw_key(w, "ns_per_4k");
-		jw_double(w, c->ns.median);
-		jw_key(w, "vs_always_pct");
-		jw_double(w, bench_pct(c->ns.median, p->cols[BENCH_ALWAYS].ns.median));
+		jw_kdouble(w, "ns_per_4k", c->ns.median);
+		jw_kdouble(w, "vs_always_pct",
+			   bench_pct(c->ns.median, p->cols[BENCH_ALWAYS].ns.median));
 		jw_key(w, "ns_per_4k_runs");
 		jw_arr_open(w);
 		for (i = 0; i < (int)o->repeats; i++)
@@ -260,10 +259,8 @@ static void pf_json_body(struct jw *w, void *ctx)
 		jw_obj_close(w);
 	}
 	jw_arr_close(w);
-	jw_key(w, "policy_overhead_pct");
-	jw_double(w, p->overhead);
-	jw_key(w, "policy_overhead_vs_never_pct");
-	jw_double(w, p->overhead_never);
+	jw_kdouble(w, "policy_overhead_pct", p->overhead);
+	jw_kdouble(w, "policy_overhead_vs_never_pct", p->overhead_never);
 	if (o->pf_hook_cost) {
 		jw_key(w, "hook_cost");
 		jw_obj_open(w);

@@ -148,11 +148,6 @@ static void print_counters_text(const char *mode, const struct bench_counters *d
 	printf("%s\n", any ? "" : " (no mTHP activity)");
 }
 
-static void jdbl(struct jw *w, const char *k, double v)
-{
-	jw_key(w, k);
-	jw_double(w, v);
-}
 
 /* latency with its interval: 2 decimals below 100 ms */
 static char *fmt_ms(const struct bench_spread *s, char *buf, size_t len)
@@ -231,14 +226,15 @@ static void redis_json_body(struct jw *w, void *ctx)
 			if (m >= BENCH_NR_MODES)
 				jw_ku64(w, "cap_size", o->sizes[m - BENCH_NR_MODES]);
 			jw_ku64(w, "runs", x->n);
-			jdbl(w, "rps", x->rps);
-			jdbl(w, "avg_ms", x->avg);
-			jdbl(w, "p50_ms", x->p50);
-			jdbl(w, "p95_ms", x->p95);
-			jdbl(w, "p99_ms", x->p99);
-			jdbl(w, "rps_vs_always_pct", bench_pct(x->rps, ra));
-			jdbl(w, "p99_vs_always_pct", bench_pct(x->p99, CELL(l, BENCH_ALWAYS).p99));
-			jdbl(w, "oracle", isnan(ro) || ro <= 0 ? NAN : x->rps / ro);
+			jw_kdouble(w, "rps", x->rps);
+			jw_kdouble(w, "avg_ms", x->avg);
+			jw_kdouble(w, "p50_ms", x->p50);
+			jw_kdouble(w, "p95_ms", x->p95);
+			jw_kdouble(w, "p99_ms", x->p99);
+			jw_kdouble(w, "rps_vs_always_pct", bench_pct(x->rps, ra));
+			jw_kdouble(w, "p99_vs_always_pct",
+				   bench_pct(x->p99, CELL(l, BENCH_ALWAYS).p99));
+			jw_kdouble(w, "oracle", isnan(ro) || ro <= 0 ? NAN : x->rps / ro);
 			jw_key(w, "rps_runs");
 			jw_arr_open(w);
 			for (i = 0; i < x->n; i++)

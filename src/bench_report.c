@@ -114,19 +114,14 @@ const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o)
 }
 /* --- report helpers --------------------------------------------------- */
 
-static void jdouble(struct jw *w, const char *k, double v)
-{
-	jw_key(w, k);
-	jw_double(w, v);
-}
 
 static void json_spread_fields(struct jw *w, const struct bench_spread *s)
 {
-	jdouble(w, "median", s->median);
-	jdouble(w, "min", s->min);
-	jdouble(w, "max", s->max);
-	jdouble(w, "ci95_lo", s->lo);
-	jdouble(w, "ci95_hi", s->hi);
+	jw_kdouble(w, "median", s->median);
+	jw_kdouble(w, "min", s->min);
+	jw_kdouble(w, "max", s->max);
+	jw_kdouble(w, "ci95_lo", s->lo);
+	jw_kdouble(w, "ci95_hi", s->hi);
 	jw_ku64(w, "n", s->n);
 }
 

@@ -236,12 +236,10 @@ static void sp_json_body(struct jw *w, void *ctx)
 		jw_ku64(w, "runs", p->n[m]);
 		jw_ku64(w, "small_memory_current", (__u64)p->cur[m]);
 		jw_ku64(w, "small_memory_peak", (__u64)p->peak[m]);
-		jw_key(w, "small_current_vs_never_pct");
-		jw_double(w, bench_pct(p->cur[m], p->cur[BENCH_NEVER]));
-		jw_key(w, "large_seconds");
-		jw_double(w, p->lt[m]);
-		jw_key(w, "large_vs_always_pct");
-		jw_double(w, bench_pct(p->lt[m], p->lt[BENCH_ALWAYS]));
+		jw_kdouble(w, "small_current_vs_never_pct",
+			   bench_pct(p->cur[m], p->cur[BENCH_NEVER]));
+		jw_kdouble(w, "large_seconds", p->lt[m]);
+		jw_kdouble(w, "large_vs_always_pct", bench_pct(p->lt[m], p->lt[BENCH_ALWAYS]));
 		jw_ku64(w, "mthp_fault_allocs", p->alloc[m]);
 		bench_json_spread(w, "small_memory_current_spread", &p->s_cur[m]);
 		bench_json_spread(w, "large_seconds_spread", &p->s_lt[m]);

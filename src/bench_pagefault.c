@@ -291,7 +291,6 @@ static void pf_text_body(void *ctx)
 	char b2[64], b3[64];
 	int m, s;
 
-
 	if (policy_skip)
 		printf("note: policy rows skipped: %s\n", policy_note);
 	if (floor_skip)

@@ -297,7 +297,6 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
-
 /* Our private temporary directory: logs, dump.rdb, temp-*.rdb. */
 static void rm_tmpdir(const char *dir)
 {

@@ -148,7 +148,6 @@ static void print_counters_text(const char *mode, const struct bench_counters *d
 	printf("%s\n", any ? "" : " (no mTHP activity)");
 }
 
-
 /* latency with its interval: 2 decimals below 100 ms */
 static char *fmt_ms(const struct bench_spread *s, char *buf, size_t len)
 {
@@ -312,7 +311,6 @@ static void redis_text_body(void *ctx)
 	const int *oracle = p->oracle;
 	char b1[32];
 	int l, m;
-
 
 	if (c->policy_skip)
 		printf("note: policy and cap rows skipped: %s\n", c->policy_note);

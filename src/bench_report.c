@@ -112,8 +112,8 @@ const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o)
 		return buf;
 	}
 }
-/* --- report helpers --------------------------------------------------- */
 
+/* --- report helpers --------------------------------------------------- */
 
 static void json_spread_fields(struct jw *w, const struct bench_spread *s)
 {

@@ -94,7 +94,6 @@ double bench_oracle(double rps, double always, double never)
 	return rps / best;
 }
 
-
 /* --- spread: bootstrap interval of the median ------------------------- */
 
 __u64 bench_prng_next(__u64 *state)

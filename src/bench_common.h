@@ -176,8 +176,8 @@ struct bench_report {
 	bool interrupted;		/* stopped by a signal: partial figures */
 	const char *notes[BENCH_MAX_NOTES];	/* JSON "notes" (NULL: none) */
 	void *ctx;			/* the benchmark's figures, for the callbacks */
-	/* the members of "config", then those after "notes" */
-	void (*json_config)(struct jw *w, void *ctx);
+	/* the members of "config" (from the options), then those after "notes" */
+	void (*json_config)(struct jw *w, const struct bench_opts *o);
 	void (*json_body)(struct jw *w, void *ctx);
 	/* the text headline after "TITLE on KERNEL: ", then the tables */
 	void (*text_headline)(void *ctx);

@@ -208,11 +208,8 @@ struct pf_report {
 	double overhead, overhead_never;	/* policy vs always, vs never (%) */
 };
 
-static void pf_json_config(struct jw *w, void *ctx)
+static void pf_json_config(struct jw *w, const struct bench_opts *o)
 {
-	const struct pf_report *p = ctx;
-	const struct bench_opts *o = p->o;
-
 	jw_ku64(w, "size", o->pf_size);
 	jw_ku64(w, "iterations", o->pf_iterations);
 	jw_ku64(w, "repeats", o->repeats);

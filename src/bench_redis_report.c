@@ -164,10 +164,8 @@ struct redis_report {
 	char note[600];			/* "policy rows skipped: ..." */
 };
 
-static void redis_json_config(struct jw *w, void *ctx)
+static void redis_json_config(struct jw *w, const struct bench_opts *o)
 {
-	const struct redis_report *p = ctx;
-	const struct bench_opts *o = p->c->o;
 	char spec[256] = "";
 	int i;
 

@@ -73,7 +73,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 		jw_kbool(w, "interrupted", r->interrupted);
 		jw_key(w, "config");
 		jw_obj_open(w);
-		r->json_config(w, r->ctx);
+		r->json_config(w, o);
 		jw_obj_close(w);
 		jw_key(w, "notes");
 		jw_arr_open(w);

@@ -206,11 +206,8 @@ struct sp_report {
 	struct bench_memstat msm[BENCH_NR_MODES];
 };
 
-static void sp_json_config(struct jw *w, void *ctx)
+static void sp_json_config(struct jw *w, const struct bench_opts *o)
 {
-	const struct sp_report *p = ctx;
-	const struct bench_opts *o = p->o;
-
 	jw_ku64(w, "procs", o->sp_procs);
 	jw_ku64(w, "map_size", o->sp_map_size);
 	jw_ku64(w, "stride", o->sp_stride);

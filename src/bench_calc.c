@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl bench: pure helpers, unit-tested in tests/unit/test_bench.c. */
+/*
+ * mthpctl bench: pure parsers and counters (redis-benchmark CSV, the
+ * command-line lists, folio sizes from kpageflags, memory.stat), unit-tested
+ * in tests/unit/test_bench.c; the statistics are in bench_stats.c.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -148,75 +152,44 @@ int bench_parse_redis_csv(const char *buf, const char *test, struct bench_redis_
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
+/*
+ * Call item_fn for each item of a comma-separated list (no empty item):
+ * 0, the first error item_fn returns, -EINVAL (an empty item) or -ENOMEM.
+ */
+static int each_item(const char *s, int (*item_fn)(const char *item, void *arg), void *arg)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	char *copy, *item, *save = NULL;
+	int ret = 0;
 
-	return x < y ? -1 : x > y;
+	if (!s || !*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	for (item = strtok_r(copy, ",", &save); item && !ret; item = strtok_r(NULL, ",", &save))
+		ret = item_fn(item, arg);
+	free(copy);
+	return ret;
 }
 
-double bench_median(const double *v, size_t n)
+struct value_list {
+	__u64 *out;
+	int max, n;
+	int (*parse_item)(const char *item, const __u64 *before, int n, __u64 *v);
+};
+
+static int value_item(const char *item, void *arg)
 {
-	double *c, m;
-	size_t i, k = 0;
+	struct value_list *l = arg;
+	__u64 v;
+	int ret;
 
-	c = malloc((n ? n : 1) * sizeof(*c));
-	if (!c)
-		return NAN;
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			c[k++] = v[i];
-	if (!k) {
-		free(c);
-		return NAN;
-	}
-	qsort(c, k, sizeof(*c), cmp_double);
-	m = k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2;
-	free(c);
-	return m;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-__u64 bench_median_u64(const __u64 *v, size_t n)
-{
-	__u64 *c, m;
-
-	if (!n)
-		return 0;
-	c = malloc(n * sizeof(*c));
-	if (!c)
-		return 0;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_u64);
-	/* even count: the lower middle (an observed value, no rounding) */
-	m = c[(n - 1) / 2];
-	free(c);
-	return m;
-}
-
-double bench_pct(double x, double base)
-{
-	if (isnan(x) || isnan(base) || base == 0)
-		return NAN;
-	return (x - base) / base * 100.0;
-}
-
-double bench_oracle(double rps, double always, double never)
-{
-	double best;
-
-	if (isnan(always) && isnan(never))
-		return NAN;
-	best = isnan(always) ? never : isnan(never) ? always : always > never ? always : never;
-	if (isnan(rps) || best <= 0)
-		return NAN;
-	return rps / best;
+	if (l->n == l->max)
+		return -E2BIG;
+	ret = l->parse_item(item, l->out, l->n, &v);
+	if (!ret)
+		l->out[l->n++] = v;
+	return ret;
 }
 
 /*
@@ -227,27 +200,10 @@ double bench_oracle(double rps, double always, double never)
 static int parse_list(const char *s, __u64 *out, int max,
 		      int (*parse_item)(const char *item, const __u64 *before, int n, __u64 *v))
 {
-	char *copy, *item, *save = NULL;
-	int n = 0, ret = 0;
-	__u64 v;
+	struct value_list l = { .out = out, .max = max, .parse_item = parse_item };
+	int ret = each_item(s, value_item, &l);
 
-	if (!s || !*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
-		return -EINVAL;
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		if (n == max) {
-			ret = -E2BIG;
-			break;
-		}
-		ret = parse_item(item, out, n, &v);
-		if (ret)
-			break;
-		out[n++] = v;
-	}
-	free(copy);
-	return ret ? ret : n;
+	return ret ? ret : l.n;
 }
 
 int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
@@ -280,34 +236,30 @@ int bench_parse_high_list(const char *s, __u64 *out, int max)
 	return parse_list(s, out, max, parse_high);
 }
 
-int bench_parse_modes(const char *s, unsigned int *mask)
+/* "all" or a unique prefix of a mode name: its bits added to *mask */
+static int mode_item(const char *item, void *mask)
 {
 	static const char *const names[BENCH_NR_MODES] = { "always", "never", "policy" };
-	char *copy, *item, *save = NULL;
-	unsigned int m = 0;
-	int i, hit, ret = 0;
+	int i, hit = -1;
 
-	if (!s || !*s || s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
-		return -EINVAL;
-	copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(item, "all")) {
-			m |= (1u << BENCH_NR_MODES) - 1;
-			continue;
-		}
-		hit = -1;
-		for (i = 0; i < BENCH_NR_MODES; i++)
-			if (!strncmp(names[i], item, strlen(item)))
-				hit = hit == -1 ? i : -2;
-		if (hit < 0) {
-			ret = -EINVAL;
-			break;
-		}
-		m |= 1u << hit;
+	if (!strcmp(item, "all")) {
+		*(unsigned int *)mask |= (1u << BENCH_NR_MODES) - 1;
+		return 0;
 	}
-	free(copy);
+	for (i = 0; i < BENCH_NR_MODES; i++)
+		if (!strncmp(names[i], item, strlen(item)))
+			hit = hit == -1 ? i : -2;
+	if (hit < 0)
+		return -EINVAL;
+	*(unsigned int *)mask |= 1u << hit;
+	return 0;
+}
+
+int bench_parse_modes(const char *s, unsigned int *mask)
+{
+	unsigned int m = 0;
+	int ret = each_item(s, mode_item, &m);
+
 	if (!ret)
 		*mask = m;
 	return ret;
@@ -346,125 +298,6 @@ static int parse_cap_size(const char *item, const __u64 *before, int n, __u64 *v
 int bench_parse_size_list(const char *s, __u64 *out, int max)
 {
 	return parse_list(s, out, max, parse_cap_size);
-}
-
-/* --- spread --------------------------------------------------------- */
-
-__u64 bench_prng_next(__u64 *state)
-{
-	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* median of a sorted array */
-static double sorted_median(const double *c, size_t k)
-{
-	return k % 2 ? c[k / 2] : (c[k / 2 - 1] + c[k / 2]) / 2;
-}
-
-/* p-th percentile (0..1) of a sorted array, linear interpolation */
-static double sorted_pct(const double *c, size_t k, double p)
-{
-	double x = p * (k - 1);
-	size_t i = (size_t)x;
-
-	if (i + 1 >= k)
-		return c[k - 1];
-	return c[i] + (x - i) * (c[i + 1] - c[i]);
-}
-
-void bench_spread(const double *v, size_t n, struct bench_spread *s)
-{
-	double *c, *boot, *tmp;
-	__u64 seed = BENCH_BOOT_SEED;
-	size_t i, j, k = 0;
-
-	s->n = 0;
-	s->median = s->min = s->max = s->lo = s->hi = NAN;
-	c = malloc((n ? n : 1) * sizeof(*c));
-	tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	boot = malloc(BENCH_BOOT_RESAMPLES * sizeof(*boot));
-	if (!c || !tmp || !boot)
-		goto out;
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			c[k++] = v[i];
-	if (!k)
-		goto out;
-	qsort(c, k, sizeof(*c), cmp_double);
-	s->n = k;
-	s->median = sorted_median(c, k);
-	s->min = c[0];
-	s->max = c[k - 1];
-	for (i = 0; i < BENCH_BOOT_RESAMPLES; i++) {
-		for (j = 0; j < k; j++)
-			tmp[j] = c[bench_prng_next(&seed) % k];
-		qsort(tmp, k, sizeof(*tmp), cmp_double);
-		boot[i] = sorted_median(tmp, k);
-	}
-	qsort(boot, BENCH_BOOT_RESAMPLES, sizeof(*boot), cmp_double);
-	s->lo = sorted_pct(boot, BENCH_BOOT_RESAMPLES, 0.025);
-	s->hi = sorted_pct(boot, BENCH_BOOT_RESAMPLES, 0.975);
-out:
-	free(c);
-	free(tmp);
-	free(boot);
-}
-
-void bench_ratio_spread(const double *num, const double *den, size_t n, struct bench_spread *s)
-{
-	double *r = malloc((n ? n : 1) * sizeof(*r));
-	size_t i, k = 0;
-
-	if (!r) {
-		bench_spread(NULL, 0, s);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (!isnan(num[i]) && !isnan(den[i]) && den[i] > 0)
-			r[k++] = num[i] / den[i];
-	bench_spread(r, k, s);
-	free(r);
-}
-
-bool bench_spread_contains(const struct bench_spread *s, double x)
-{
-	if (!s->n || isnan(s->lo) || isnan(s->hi))
-		return true;
-	return s->lo <= x && x <= s->hi;
-}
-
-char *bench_spread_fmt(const struct bench_spread *s, const char *fmt, char *buf, size_t len)
-{
-	char a[32], b[32], c[32];
-
-	if (!s->n) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(a, sizeof(a), fmt, s->median);
-	if (s->n == 1) {
-		snprintf(buf, len, "%s", a);
-		return buf;
-	}
-	snprintf(b, sizeof(b), fmt, s->lo);
-	snprintf(c, sizeof(c), fmt, s->hi);
-	snprintf(buf, len, "%s [%s..%s]", a, b, c);
-	return buf;
-}
-
-int bench_argmax(const double *v, size_t n)
-{
-	size_t i;
-	int best = -1;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]) && (best < 0 || v[i] > v[best]))
-			best = i;
-	return best;
 }
 
 /* --- folios --------------------------------------------------------- */

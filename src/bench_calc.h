@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* mthpctl bench: pure helpers (redis-benchmark CSV, medians, ratios, lists). */
+/* mthpctl bench: pure helpers. Parsers (redis-benchmark CSV, lists, folio
+ * sizes, memory.stat) in bench_calc.c; medians, ratios and bootstrap
+ * intervals in bench_stats.c. */
 #ifndef MTHPCTL_BENCH_CALC_H
 #define MTHPCTL_BENCH_CALC_H
 

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* mthpctl bench: shared options, cgroups, THP settings save/restore,
- * policy attachment, child processes and signal handling. */
+/*
+ * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
+ * bench_sparse.c) share, one section per file that implements it: the
+ * environment a run changes and restores (bench_env.c), child processes
+ * (bench_proc.c), cgroups and their policies (bench_cgroup.c), measurements
+ * (bench_measure.c), reporting (bench_report.c) and --hook-cost
+ * (bench_hook.c). The pure helpers are in bench_calc.h.
+ */
 #ifndef MTHPCTL_BENCH_COMMON_H
 #define MTHPCTL_BENCH_COMMON_H
 
@@ -45,11 +51,83 @@ struct bench_opts {
 	__u64 sp_map_size, sp_stride, sp_dense_size;
 };
 
+/* --- bench_env.c: the environment a run changes and restores ---------- */
+
 /* Set by SIGINT/SIGTERM/SIGHUP: the signal number. Blocking waits return
  * -EINTR once it is set; the benchmark then unwinds and restores. */
 extern volatile sig_atomic_t bench_stop;
 
-const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o);
+/* Set up: checks (root, cgroup2 memory controller, tools), signal
+ * handlers, THP and sysctl settings saved, the bench cgroup created.
+ * Returns 0 or an exit code (printed). */
+int bench_setup(const struct bench_opts *o);
+/* Undo everything bench_setup and later calls changed; idempotent. */
+void bench_restore(void);
+/* The exit code for an interrupted run: 128 + signal. */
+int bench_interrupted(void);
+
+/* Save path's value for bench_restore() and write value (a sysctl such as
+ * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */
+int bench_set_knob(const char *path, const char *value);
+/* Every hugepages-* and the global enabled set to "always" or "never". */
+int bench_set_thp(const char *value);
+void bench_drop_caches(void);
+/* Write value to path (no saving). 0 or -errno. */
+int bench_write_file(const char *path, const char *value);
+/* Mount bpffs if it is not (unmounted by bench_restore). 0 or -errno. */
+int bench_mount_bpffs(void);
+
+/* --- bench_proc.c: child processes ------------------------------------ */
+
+/* Start a child in its own process group, in cgroup cg (NULL: ours).
+ * argv != NULL: exec it with stdout -> out_fd and stderr -> err_fd (-1: keep,
+ * -2: /dev/null). argv == NULL: run fn(arg) and exit with its result.
+ * The child is tracked and killed by bench_restore. Returns pid or -errno. */
+pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
+		  int (*fn)(void *arg), void *arg);
+/* Wait for pid up to timeout_ns (0: forever). 0 and *status, -ETIMEDOUT or
+ * -EINTR (stopped by a signal). */
+int bench_wait(pid_t pid, __u64 timeout_ns, int *status);
+/* SIGKILL the process group and reap it. */
+void bench_kill(pid_t pid);
+/* bench_kill every child still tracked (bench_restore). */
+void bench_kill_all(void);
+/* Run this mthpctl with args (NULL-terminated); its stdout and stderr into
+ * out. Exit status or -errno. */
+int bench_run_self(char *const args[], char *out, size_t len);
+/* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
+ * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
+__u64 bench_now_ns(void);
+
+/* --- bench_cgroup.c: cgroups and their policies ----------------------- */
+
+/* Check root's parent (cgroup2 with the memory controller) and that root is
+ * not in use; remember it. 0 or an exit code (printed). */
+int bench_cgroups_prepare(const char *root);
+/* mkdir the bench cgroup (with its parent's +memory). 0 or -errno. */
+int bench_cgroups_create_root(void);
+/* Detach, empty and remove every cgroup created, then the bench cgroup. */
+void bench_cgroups_remove_all(void);
+/* mkdir <bench cgroup>/<name> (with parents' +memory); path out. */
+int bench_cg_create(const char *name, char *path, size_t len);
+/* Kill what is left in it, detach its policy, rmdir. */
+int bench_cg_remove(const char *path);
+int bench_cg_write(const char *cg, const char *file, const char *value);
+
+/* Attach the configured policy to cg by running mthpctl attach. Returns 0,
+ * MTHPCTL_EXIT_UNSUPPORTED (kernel lacks it: the note is filled) or another
+ * exit code (printed). */
+int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
+/* The same with explicit words: {"fixed", "--max-size", "16K"}. */
+int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
+void bench_policy_detach(const char *cg);
+/* The counters of the policy attached to cg (its pinned totals, summed over
+ * CPUs): what it decided during a run. 0 or -errno. */
+struct mthpctl_counters;
+int bench_policy_counters(const char *cg, struct mthpctl_counters *c);
+
+/* --- bench_measure.c: counters, cgroup figures, folios ---------------- */
 
 /* Per-size mTHP counters we report. */
 enum { BENCH_CNT_ALLOC, BENCH_CNT_FALLBACK, BENCH_CNT_SWPOUT, BENCH_NR_CNT };
@@ -80,71 +158,45 @@ int bench_cg_folios(const char *cg, struct bench_folios *f);
 /* cg's memory.stat keys (NULL: /proc/vmstat). */
 void bench_memstat_read(const char *cg, struct bench_memstat *m);
 
-/* Save path's value for bench_restore() and write value (a sysctl such as
- * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */
-int bench_set_knob(const char *path, const char *value);
+/* --- bench_report.c: progress and the report -------------------------- */
 
-/* Set up: checks (root, cgroup2 memory controller, tools), signal
- * handlers, THP and sysctl settings saved, the bench cgroup created.
- * Returns 0 or an exit code (printed). */
-int bench_setup(const struct bench_opts *o);
-/* Undo everything bench_setup and later calls changed; idempotent. */
-void bench_restore(void);
-
-/* Every hugepages-* and the global enabled set to "always" or "never". */
-int bench_set_thp(const char *value);
-void bench_drop_caches(void);
-
-/* mkdir <bench cgroup>/<name> (with parents' +memory); path out. */
-int bench_cg_create(const char *name, char *path, size_t len);
-/* Kill what is left in it, detach its policy, rmdir. */
-int bench_cg_remove(const char *path);
-int bench_cg_write(const char *cg, const char *file, const char *value);
-
-/* Attach the configured policy to cg by running mthpctl attach. Returns 0,
- * MTHPCTL_EXIT_UNSUPPORTED (kernel lacks it: the note is filled) or another
- * exit code (printed). */
-int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
-/* The same with explicit words: {"fixed", "--max-size", "16K"}. */
-int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
-void bench_policy_detach(const char *cg);
-/* The counters of the policy attached to cg (its pinned totals, summed over
- * CPUs): what it decided during a run. 0 or -errno. */
-struct mthpctl_counters;
-int bench_policy_counters(const char *cg, struct mthpctl_counters *c);
-
-/* Start a child in its own process group, in cgroup cg (NULL: ours).
- * argv != NULL: exec it with stdout -> out_fd and stderr -> err_fd (-1: keep,
- * -2: /dev/null). argv == NULL: run fn(arg) and exit with its result.
- * The child is tracked and killed by bench_restore. Returns pid or -errno. */
-pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
-		  int (*fn)(void *arg), void *arg);
-/* Wait for pid up to timeout_ns (0: forever). 0 and *status, -ETIMEDOUT or
- * -EINTR (stopped by a signal). */
-int bench_wait(pid_t pid, __u64 timeout_ns, int *status);
-/* SIGKILL the process group and reap it. */
-void bench_kill(pid_t pid);
-
-__u64 bench_now_ns(void);
-
-/* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
- * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
-int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
+/* "always", "never" or "always+POLICY" (the policy's first word). */
+const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o);
 /* Progress line on stderr unless --quiet. */
 void bench_progress(const struct bench_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Start the JSON report: on stdout with -j, else in --json-out FILE (pretty);
- * NULL when neither. Finish with bench_json_end(). */
-struct jw *bench_json_begin(const struct bench_opts *o);
-void bench_json_end(const struct bench_opts *o, struct jw *w);
+
+struct jw;
+#define BENCH_MAX_NOTES	4
+
+/* One benchmark's result as bench_report() writes it. */
+struct bench_report {
+	const char *name;		/* "benchmark" in the JSON: "pagefault" */
+	const char *title;		/* the text headline's start: "redis SET" */
+	bool interrupted;		/* stopped by a signal: partial figures */
+	const char *notes[BENCH_MAX_NOTES];	/* JSON "notes" (NULL: none) */
+	void *ctx;			/* the benchmark's figures, for the callbacks */
+	/* the members of "config" (from the options), then those after "notes" */
+	void (*json_config)(struct jw *w, const struct bench_opts *o);
+	void (*json_body)(struct jw *w, void *ctx);
+	/* the text headline after "TITLE on KERNEL: ", then the tables */
+	void (*text_headline)(void *ctx);
+	void (*text_body)(void *ctx);
+};
+/* The report: the JSON object {"benchmark", "kernel", "interrupted",
+ * "config": {...}, "notes": [...], ...} on stdout with -j or (pretty) in
+ * --json-out FILE; without -j, the text on stdout. Returns the exit code:
+ * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
+int bench_report(const struct bench_opts *o, const struct bench_report *r);
 
 /* JSON helpers: "key": {"median", "min", "max", "ci95_lo", "ci95_hi", "n"};
  * a ratio adds "distinguishable" (its interval excludes 1.0). */
-struct jw;
 void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s);
 void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s);
 /* "folio_bytes": [{"size_kb", "bytes"}...], "pmd_bytes" (medians of runs). */
 void bench_json_folios(struct jw *w, const struct bench_folios *f);
+/* "mthp": [{"size_kb", "anon_fault_alloc", ...}...] (per-size counters). */
+void bench_json_counters(struct jw *w, const struct bench_counters *d);
 /* "memory_stat_delta": {"pswpout": N or null, ...} */
 void bench_json_memstat(struct jw *w, const struct bench_memstat *m);
 /* Medians over n runs (absent keys: absent if absent in any run). */
@@ -158,17 +210,18 @@ void bench_print_memstat(const char *mode, const struct bench_memstat *m);
 /* "not distinguishable" or "distinguishable" for a ratio. */
 const char *bench_verdict(const struct bench_spread *ratio);
 
-/* --hook-cost (src/bench_hook.c): the highest BPF program id now; the newest
- * STRUCT_OPS program named choose_orders above after_id (an fd, or -ENOENT);
- * a program's run_cnt and run_time_ns; the empty floor program attached to
- * cg (fds of the program and of its link: close the link to detach). */
+/* --- bench_hook.c: pagefault --hook-cost ------------------------------- */
+
+/* The highest BPF program id now; the newest STRUCT_OPS program named
+ * choose_orders above after_id (an fd, or -ENOENT); a program's run_cnt and
+ * run_time_ns; the empty floor program attached to cg (fds of the program
+ * and of its link: close the link to detach). */
 __u32 bench_hook_last_prog_id(void);
 int bench_hook_find_policy_prog(__u32 after_id);
 int bench_hook_stats(int prog_fd, __u64 *cnt, __u64 *ns);
 int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *note, size_t len);
 
-/* The exit code for an interrupted run: 128 + signal. */
-int bench_interrupted(void);
+/* --- the benchmarks ---------------------------------------------------- */
 
 int bench_redis(struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
@@ -199,16 +198,166 @@ struct pf_col {
 	struct bench_counters d;
 };
 
+/* What the report of a pagefault run reads. */
+struct pf_report {
+	const struct bench_opts *o;
+	struct pf_run (*runs)[PF_MAX_REPEATS];
+	struct pf_col *cols;
+	int ncols;
+	struct bench_spread hook_ratio;		/* policy over floor ns per call */
+	double overhead, overhead_never;	/* policy vs always, vs never (%) */
+};
+
+static void pf_json_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "size", o->pf_size);
+	jw_ku64(w, "iterations", o->pf_iterations);
+	jw_ku64(w, "repeats", o->repeats);
+	jw_kstr(w, "policy", o->policy_words[0]);
+	jw_kbool(w, "hook_cost", o->pf_hook_cost);
+	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
+	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
+}
+
+static void pf_json_body(struct jw *w, void *ctx)
+{
+	const struct pf_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	int m, i;
+
+	jw_key(w, "modes");
+	jw_arr_open(w);
+	for (m = 0; m < p->ncols; m++) {
+		struct pf_col *c = &p->cols[m];
+
+		if (!c->n)
+			continue;
+		jw_obj_open(w);
+		jw_kstr(w, "mode", pf_col_name(m, o));
+		jw_ku64(w, "runs", c->n);
+		jw_kdouble(w, "ns_per_4k", c->ns.median);
+		jw_kdouble(w, "vs_always_pct",
+			   bench_pct(c->ns.median, p->cols[BENCH_ALWAYS].ns.median));
+		jw_key(w, "ns_per_4k_runs");
+		jw_arr_open(w);
+		for (i = 0; i < (int)o->repeats; i++)
+			if (p->runs[m][i].done)
+				jw_double(w, p->runs[m][i].ns_page);
+		jw_arr_close(w);
+		bench_json_spread(w, "ns_per_4k_spread", &c->ns);
+		bench_json_ratio(w, "ratio_vs_always", &c->ratio);
+		bench_json_ratio(w, "ratio_vs_never", &c->ratio_never);
+		if (m == BENCH_POLICY || m == PF_FLOOR) {
+			bench_json_spread(w, "hook_ns_per_call", &c->call_ns);
+			jw_ku64(w, "hook_calls", c->calls);
+		}
+		bench_json_memstat(w, &c->ms);
+		bench_json_counters(w, &c->d);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	jw_kdouble(w, "policy_overhead_pct", p->overhead);
+	jw_kdouble(w, "policy_overhead_vs_never_pct", p->overhead_never);
+	if (o->pf_hook_cost) {
+		jw_key(w, "hook_cost");
+		jw_obj_open(w);
+		bench_json_spread(w, "policy_ns_per_call", &p->cols[BENCH_POLICY].call_ns);
+		bench_json_spread(w, "floor_ns_per_call", &p->cols[PF_FLOOR].call_ns);
+		bench_json_ratio(w, "policy_vs_floor", &p->hook_ratio);
+		jw_ku64(w, "policy_calls", p->cols[BENCH_POLICY].calls);
+		jw_ku64(w, "floor_calls", p->cols[PF_FLOOR].calls);
+		jw_obj_close(w);
+	}
+}
+
+static void pf_text_headline(void *ctx)
+{
+	const struct pf_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	char b1[32];
+
+	printf("%s mapped, touched every 4K, unmapped; %u iterations, %u repeats, "
+	       "median [bootstrap 95%% interval]",
+	       mthpctl_format_size(o->pf_size, b1, sizeof(b1)), o->pf_iterations, o->repeats);
+}
+
+static void pf_text_body(void *ctx)
+{
+	const struct pf_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	char b2[64], b3[64];
+	int m, s;
+
+	if (policy_skip)
+		printf("note: policy rows skipped: %s\n", policy_note);
+	if (floor_skip)
+		printf("note: floor rows skipped: %s\n", floor_note);
+	printf("%-14s %-28s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
+	       "mTHP fault allocs per run (size:count)");
+	for (m = 0; m < p->ncols; m++) {
+		struct pf_col *c = &p->cols[m];
+		char rt[96];
+
+		if (!c->n)
+			continue;
+		if (m == BENCH_ALWAYS)
+			snprintf(rt, sizeof(rt), "-");
+		else
+			snprintf(rt, sizeof(rt), "%s %s",
+				 bench_spread_fmt(&c->ratio, "%.3f", b2, sizeof(b2)),
+				 c->ratio.n > 1 && bench_spread_contains(&c->ratio, 1.0) ?
+				 "(n.d.)" : "");
+		printf("%-14s %-28s %-34s  ", pf_col_name(m, o),
+		       bench_spread_fmt(&c->ns, "%.1f", b3, sizeof(b3)), rt);
+		for (s = 0; s < c->d.nr; s++)
+			if (c->d.v[s][0])
+				printf(" %llukB:%llu", (unsigned long long)c->d.size_kb[s],
+				       (unsigned long long)c->d.v[s][0]);
+		printf("\n");
+	}
+	if (!isnan(p->overhead))
+		printf("policy overhead (%s vs always, same run): %+.1f%%, ratio %s: %s\n",
+		       bench_mode_name(BENCH_POLICY, o), p->overhead,
+		       bench_spread_fmt(&p->cols[BENCH_POLICY].ratio, "%.3f", b2, sizeof(b2)),
+		       bench_verdict(&p->cols[BENCH_POLICY].ratio));
+	if (!isnan(p->overhead_never))
+		printf("policy overhead (%s vs never, same run): %+.1f%%, ratio %s: %s\n",
+		       bench_mode_name(BENCH_POLICY, o), p->overhead_never,
+		       bench_spread_fmt(&p->cols[BENCH_POLICY].ratio_never, "%.3f", b2,
+					sizeof(b2)),
+		       bench_verdict(&p->cols[BENCH_POLICY].ratio_never));
+	printf("memory.stat deltas of the cgroup (median):\n");
+	bench_print_memstat_header();
+	for (m = 0; m < p->ncols; m++)
+		if (p->cols[m].n)
+			bench_print_memstat(pf_col_name(m, o), &p->cols[m].ms);
+	if (o->pf_hook_cost) {
+		printf("hook cost (kernel.bpf_stats_enabled=1, run_time_ns / run_cnt):\n");
+		printf("  policy %s ns/call (%llu calls per run)\n",
+		       bench_spread_fmt(&p->cols[BENCH_POLICY].call_ns, "%.1f", b2, sizeof(b2)),
+		       (unsigned long long)p->cols[BENCH_POLICY].calls);
+		printf("  floor  %s ns/call (%llu calls per run, choose_orders \"return orders & 1\")\n",
+		       bench_spread_fmt(&p->cols[PF_FLOOR].call_ns, "%.1f", b2, sizeof(b2)),
+		       (unsigned long long)p->cols[PF_FLOOR].calls);
+		printf("  policy / floor %s: %s\n",
+		       bench_spread_fmt(&p->hook_ratio, "%.2f", b2, sizeof(b2)),
+		       bench_verdict(&p->hook_ratio));
+	}
+	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
+}
+
 int bench_pagefault(struct bench_opts *o)
 {
 	static struct pf_run runs[PF_NR_COLS][PF_MAX_REPEATS];
 	struct pf_col cols[PF_NR_COLS];
-	struct bench_spread hook_ratio;
-	struct utsname u;
-	struct jw *w;
-	char b1[32], b2[64], b3[64];
-	int m, rep, ret = 0, k = 0, total = 0, s, i, ncols;
-	double overhead, overhead_never;
+	struct pf_report pr = { .o = o, .runs = runs, .cols = cols };
+	struct bench_report report = {
+		.name = "pagefault", .title = "pagefault",
+		.ctx = &pr,
+		.json_config = pf_json_config, .json_body = pf_json_body,
+		.text_headline = pf_text_headline, .text_body = pf_text_body,
+	};
+	int m, rep, ret = 0, k = 0, total = 0, ncols;
 
 	if (o->repeats > PF_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "pagefault: --repeats is at most %d",
@@ -217,6 +366,7 @@ int bench_pagefault(struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "pagefault: --hook-cost needs the policy mode (--modes ...,policy)");
 	ncols = o->pf_hook_cost ? PF_NR_COLS : BENCH_NR_MODES;
+	pr.ncols = ncols;
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
@@ -301,159 +451,12 @@ int bench_pagefault(struct bench_opts *o)
 			fn[rep] = o->pf_hook_cost && f->done && f->hook && f->calls ?
 				  (double)f->run_ns / f->calls : NAN;
 		}
-		bench_ratio_spread(pn, fn, o->repeats, &hook_ratio);
+		bench_ratio_spread(pn, fn, o->repeats, &pr.hook_ratio);
 	}
-	overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
-	overhead_never = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_NEVER].ns.median);
-	uname(&u);
-
-	w = bench_json_begin(o);
-	if (w) {
-		jw_obj_open(w);
-		jw_kstr(w, "benchmark", "pagefault");
-		jw_kstr(w, "kernel", u.release);
-		jw_kbool(w, "interrupted", ret == -EINTR);
-		jw_key(w, "config");
-		jw_obj_open(w);
-		jw_ku64(w, "size", o->pf_size);
-		jw_ku64(w, "iterations", o->pf_iterations);
-		jw_ku64(w, "repeats", o->repeats);
-		jw_kstr(w, "policy", o->policy_words[0]);
-		jw_kbool(w, "hook_cost", o->pf_hook_cost);
-		jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
-		jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
-		jw_obj_close(w);
-		jw_key(w, "notes");
-		jw_arr_open(w);
-		if (policy_skip)
-			jw_str(w, policy_note);
-		if (floor_skip)
-			jw_str(w, floor_note);
-		jw_arr_close(w);
-		jw_key(w, "modes");
-		jw_arr_open(w);
-		for (m = 0; m < ncols; m++) {
-			struct pf_col *c = &cols[m];
-
-			if (!c->n)
-				continue;
-			jw_obj_open(w);
-			jw_kstr(w, "mode", pf_col_name(m, o));
-			jw_ku64(w, "runs", c->n);
-			jw_key(w, "ns_per_4k");
-			jw_double(w, c->ns.median);
-			jw_key(w, "vs_always_pct");
-			jw_double(w, bench_pct(c->ns.median, cols[BENCH_ALWAYS].ns.median));
-			jw_key(w, "ns_per_4k_runs");
-			jw_arr_open(w);
-			for (i = 0; i < (int)o->repeats; i++)
-				if (runs[m][i].done)
-					jw_double(w, runs[m][i].ns_page);
-			jw_arr_close(w);
-			bench_json_spread(w, "ns_per_4k_spread", &c->ns);
-			bench_json_ratio(w, "ratio_vs_always", &c->ratio);
-			bench_json_ratio(w, "ratio_vs_never", &c->ratio_never);
-			if (m == BENCH_POLICY || m == PF_FLOOR) {
-				bench_json_spread(w, "hook_ns_per_call", &c->call_ns);
-				jw_ku64(w, "hook_calls", c->calls);
-			}
-			bench_json_memstat(w, &c->ms);
-			jw_key(w, "mthp");
-			jw_arr_open(w);
-			for (s = 0; s < c->d.nr; s++) {
-				jw_obj_open(w);
-				jw_ku64(w, "size_kb", c->d.size_kb[s]);
-				for (i = 0; i < BENCH_NR_CNT; i++)
-					jw_ku64(w, bench_cnt_names[i], c->d.v[s][i]);
-				jw_obj_close(w);
-			}
-			jw_arr_close(w);
-			jw_obj_close(w);
-		}
-		jw_arr_close(w);
-		jw_key(w, "policy_overhead_pct");
-		jw_double(w, overhead);
-		jw_key(w, "policy_overhead_vs_never_pct");
-		jw_double(w, overhead_never);
-		if (o->pf_hook_cost) {
-			jw_key(w, "hook_cost");
-			jw_obj_open(w);
-			bench_json_spread(w, "policy_ns_per_call", &cols[BENCH_POLICY].call_ns);
-			bench_json_spread(w, "floor_ns_per_call", &cols[PF_FLOOR].call_ns);
-			bench_json_ratio(w, "policy_vs_floor", &hook_ratio);
-			jw_ku64(w, "policy_calls", cols[BENCH_POLICY].calls);
-			jw_ku64(w, "floor_calls", cols[PF_FLOOR].calls);
-			jw_obj_close(w);
-		}
-		jw_obj_close(w);
-		bench_json_end(o, w);
-	}
-	if (!g.json) {
-		printf("pagefault on %s: %s mapped, touched every 4K, unmapped; %u iterations, "
-		       "%u repeats, median [bootstrap 95%% interval]%s\n", u.release,
-		       mthpctl_format_size(o->pf_size, b1, sizeof(b1)),
-		       o->pf_iterations, o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");
-		if (policy_skip)
-			printf("note: policy rows skipped: %s\n", policy_note);
-		if (floor_skip)
-			printf("note: floor rows skipped: %s\n", floor_note);
-		printf("%-14s %-28s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
-		       "mTHP fault allocs per run (size:count)");
-		for (m = 0; m < ncols; m++) {
-			struct pf_col *c = &cols[m];
-			char rt[96];
-
-			if (!c->n)
-				continue;
-			if (m == BENCH_ALWAYS)
-				snprintf(rt, sizeof(rt), "-");
-			else
-				snprintf(rt, sizeof(rt), "%s %s",
-					 bench_spread_fmt(&c->ratio, "%.3f", b2, sizeof(b2)),
-					 c->ratio.n > 1 && bench_spread_contains(&c->ratio, 1.0) ?
-					 "(n.d.)" : "");
-			printf("%-14s %-28s %-34s  ", pf_col_name(m, o),
-			       bench_spread_fmt(&c->ns, "%.1f", b3, sizeof(b3)), rt);
-			for (s = 0; s < c->d.nr; s++)
-				if (c->d.v[s][0])
-					printf(" %llukB:%llu", (unsigned long long)c->d.size_kb[s],
-					       (unsigned long long)c->d.v[s][0]);
-			printf("\n");
-		}
-		if (!isnan(overhead))
-			printf("policy overhead (%s vs always, same run): %+.1f%%, ratio %s: %s\n",
-			       bench_mode_name(BENCH_POLICY, o), overhead,
-			       bench_spread_fmt(&cols[BENCH_POLICY].ratio, "%.3f", b2, sizeof(b2)),
-			       bench_verdict(&cols[BENCH_POLICY].ratio));
-		if (!isnan(overhead_never))
-			printf("policy overhead (%s vs never, same run): %+.1f%%, ratio %s: %s\n",
-			       bench_mode_name(BENCH_POLICY, o), overhead_never,
-			       bench_spread_fmt(&cols[BENCH_POLICY].ratio_never, "%.3f", b2,
-						sizeof(b2)),
-			       bench_verdict(&cols[BENCH_POLICY].ratio_never));
-		printf("memory.stat deltas of the cgroup (median):\n");
-		bench_print_memstat_header();
-		for (m = 0; m < ncols; m++)
-			if (cols[m].n)
-				bench_print_memstat(pf_col_name(m, o), &cols[m].ms);
-		if (o->pf_hook_cost) {
-			printf("hook cost (kernel.bpf_stats_enabled=1, run_time_ns / run_cnt):\n");
-			printf("  policy %s ns/call (%llu calls per run)\n",
-			       bench_spread_fmt(&cols[BENCH_POLICY].call_ns, "%.1f", b2, sizeof(b2)),
-			       (unsigned long long)cols[BENCH_POLICY].calls);
-			printf("  floor  %s ns/call (%llu calls per run, choose_orders \"return orders & 1\")\n",
-			       bench_spread_fmt(&cols[PF_FLOOR].call_ns, "%.1f", b2, sizeof(b2)),
-			       (unsigned long long)cols[PF_FLOOR].calls);
-			printf("  policy / floor %s: %s\n",
-			       bench_spread_fmt(&hook_ratio, "%.2f", b2, sizeof(b2)),
-			       bench_verdict(&hook_ratio));
-		}
-		printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
-	}
-	fflush(stdout);
-	if (ret == -EINTR) {
-		fprintf(stderr, "mthpctl: interrupted by signal %d; settings restored\n", bench_stop);
-		return bench_interrupted();
-	}
-	return 0;
+	report.interrupted = ret == -EINTR;
+	report.notes[0] = policy_skip ? policy_note : NULL;
+	report.notes[1] = floor_skip ? floor_note : NULL;
+	pr.overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
+	pr.overhead_never = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_NEVER].ns.median);
+	return bench_report(o, &report);
 }

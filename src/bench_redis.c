@@ -2,7 +2,8 @@
 /*
  * mthpctl bench redis: redis-server in a cgroup with memory.high, THP mode
  * set per run, redis-benchmark SETs from outside; the original mthp_ext
- * method at a configurable size.
+ * method at a configurable size. This file runs it; the medians, ratios
+ * and the report are in bench_redis_report.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,49 +18,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include "bench_common.h"
-#include "mthp_stats.h"
+#include "bench_redis.h"
 #include "mthpctl.h"
 #include "parse.h"
-
-#define REDIS_MAX_REPEATS	64
-/* Columns: the three modes, then one static cap per --sizes entry. */
-#define REDIS_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST)
-
-struct redis_run {
-	bool done;
-	struct bench_redis_row row;
-	struct bench_counters delta;
-	struct bench_cgstat cs;
-	struct bench_folios folios;	/* the cgroup's, at the end of the run */
-	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
-	__u64 global_pswpout;		/* /proc/vmstat pswpout delta */
-	double secs;
-	/* the policy's own counters over the run (policy and cap modes) */
-	bool have_dec;
-	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* summed over tva types */
-};
-
-struct redis_cell {		/* one mode at one level: medians */
-	int n;
-	double rps, avg, p50, p95, p99;
-	double rps_runs[REDIS_MAX_REPEATS];
-	__u64 high_events, psi_some_us, psi_full_us, peak;
-	struct bench_counters delta;
-	/* spreads over the repeats */
-	struct bench_spread s_rps, s_avg, s_p50, s_p99;
-	/* per-round ratios: against always, against the level's oracle */
-	struct bench_spread r_always, r_oracle;
-	struct bench_folios folios;
-	struct bench_memstat ms;
-	__u64 large_swp_pages, global_pswpout;
-	bool swp_agree;
-	int n_dec;				/* runs with the policy's counters */
-	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* medians */
-};
 
 static bool in_path(const char *name)
 {
@@ -121,30 +84,6 @@ static void tail_file(const char *path)
 		return;
 	p = buf + (n > 1500 ? n - 1500 : 0);
 	fprintf(stderr, "--- %s (end) ---\n%s%s", path, p, buf[n - 1] == '\n' ? "" : "\n");
-}
-
-struct redis_ctx {
-	struct bench_opts *o;
-	char tmpdir[64];
-	char port[16];
-	int ret;		/* first fatal exit code */
-	bool policy_skip;
-	char policy_note[512];
-	int ncols;
-	char cap_names[BENCH_MAX_LIST][24];	/* "cap-16K" */
-	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
-};
-
-static bool is_static(int col)
-{
-	return col != BENCH_POLICY;
-}
-
-static const char *col_name(const struct redis_ctx *c, int col)
-{
-	if (col < BENCH_NR_MODES)
-		return bench_mode_name(col, c->o);
-	return c->cap_names[col - BENCH_NR_MODES];
 }
 
 static bool col_selected(const struct redis_ctx *c, int col)
@@ -358,409 +297,6 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
-static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
-{
-	double v[5][REDIS_MAX_REPEATS];
-	__u64 u[6][REDIS_MAX_REPEATS], cnt[REDIS_MAX_REPEATS];
-	struct bench_folios fol[REDIS_MAX_REPEATS];
-	struct bench_memstat ms[REDIS_MAX_REPEATS];
-	int i, j, s, k;
-
-	memset(c, 0, sizeof(*c));
-	c->swp_agree = true;
-	for (i = 0; i < n; i++) {
-		struct redis_run *r = &runs[i];
-		__u64 large = 0;
-
-		if (!r->done)
-			continue;
-		for (s = 0; s < r->delta.nr; s++)
-			if (r->delta.size_kb[s] > 4)
-				large += r->delta.v[s][BENCH_CNT_SWPOUT] * (r->delta.size_kb[s] / 4);
-		v[0][c->n] = r->row.rps;
-		v[1][c->n] = r->row.avg;
-		v[2][c->n] = r->row.p50;
-		v[3][c->n] = r->row.p95;
-		v[4][c->n] = r->row.p99;
-		u[0][c->n] = r->cs.high_events;
-		u[1][c->n] = r->cs.psi_some_us;
-		u[2][c->n] = r->cs.psi_full_us;
-		u[3][c->n] = r->cs.peak;
-		u[4][c->n] = large;
-		u[5][c->n] = r->global_pswpout;
-		fol[c->n] = r->folios;
-		ms[c->n] = r->ms;
-		c->swp_agree &= r->ms.have[BENCH_MS_PSWPOUT] &&
-				bench_swap_attributed(large, r->global_pswpout,
-						      r->ms.v[BENCH_MS_PSWPOUT]);
-		c->rps_runs[c->n] = r->row.rps;
-		c->n++;
-	}
-	c->rps = bench_median(v[0], c->n);
-	c->avg = bench_median(v[1], c->n);
-	c->p50 = bench_median(v[2], c->n);
-	c->p95 = bench_median(v[3], c->n);
-	c->p99 = bench_median(v[4], c->n);
-	bench_spread(v[0], c->n, &c->s_rps);
-	bench_spread(v[1], c->n, &c->s_avg);
-	bench_spread(v[2], c->n, &c->s_p50);
-	bench_spread(v[4], c->n, &c->s_p99);
-	c->high_events = bench_median_u64(u[0], c->n);
-	c->psi_some_us = bench_median_u64(u[1], c->n);
-	c->psi_full_us = bench_median_u64(u[2], c->n);
-	c->peak = bench_median_u64(u[3], c->n);
-	c->large_swp_pages = bench_median_u64(u[4], c->n);
-	c->global_pswpout = bench_median_u64(u[5], c->n);
-	bench_folios_median(fol, c->n, &c->folios);
-	bench_memstat_median(ms, c->n, &c->ms);
-	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
-		int m = 0;
-
-		for (j = 0; j < n; j++)
-			if (runs[j].done && runs[j].have_dec)
-				cnt[m++] = k < 0 ? runs[j].calls : runs[j].fallbacks[k];
-		if (k < 0)
-			c->calls = bench_median_u64(cnt, m);
-		else
-			c->fallbacks[k] = bench_median_u64(cnt, m);
-		c->n_dec = m;
-	}
-	/* counters: per size, the median of the per-run deltas */
-	for (i = 0; i < n && !runs[i].done; i++)
-		;
-	if (i == n)
-		return;
-	c->delta = runs[i].delta;
-	for (s = 0; s < c->delta.nr; s++)
-		for (k = 0; k < BENCH_NR_CNT; k++) {
-			int m = 0;
-
-			for (j = 0; j < n; j++)
-				if (runs[j].done)
-					cnt[m++] = runs[j].delta.v[s][k];
-			c->delta.v[s][k] = bench_median_u64(cnt, m);
-		}
-}
-
-/* Per-round ratios of every column at one level against always and against
- * the oracle (the static column with the best median rps). Returns the
- * oracle column or -1. */
-static int level_ratios(struct redis_ctx *c, struct redis_run *runs, int repeats,
-			struct redis_cell *cells)
-{
-	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
-	       b[REDIS_MAX_REPEATS];
-	int col, rep, best;
-
-	for (col = 0; col < c->ncols; col++)
-		med[col] = is_static(col) && cells[col].n ? cells[col].rps : NAN;
-	best = bench_argmax(med, c->ncols);
-	for (col = 0; col < c->ncols; col++) {
-		for (rep = 0; rep < repeats; rep++) {
-			struct redis_run *x = &runs[col * repeats + rep];
-			struct redis_run *al = &runs[BENCH_ALWAYS * repeats + rep];
-			struct redis_run *orc = best >= 0 ? &runs[best * repeats + rep] : NULL;
-
-			num[rep] = x->done ? x->row.rps : NAN;
-			a[rep] = al->done ? al->row.rps : NAN;
-			b[rep] = orc && orc->done ? orc->row.rps : NAN;
-		}
-		bench_ratio_spread(num, a, repeats, &cells[col].r_always);
-		bench_ratio_spread(num, b, repeats, &cells[col].r_oracle);
-	}
-	return best;
-}
-
-static const char *high_str(__u64 high, char *buf, size_t len)
-{
-	if (high == BENCH_HIGH_MAX)
-		return "max";
-	return mthpctl_format_size(high, buf, len);
-}
-
-static void print_counters_text(const char *mode, const struct bench_counters *d)
-{
-	int s, any = 0;
-
-	printf("  %-14s", mode);
-	for (s = 0; s < d->nr; s++) {
-		if (!d->v[s][0] && !d->v[s][1] && !d->v[s][2])
-			continue;
-		printf("%s%llukB %llu/%llu/%llu", any++ ? ", " : " ",
-		       (unsigned long long)d->size_kb[s], (unsigned long long)d->v[s][0],
-		       (unsigned long long)d->v[s][1], (unsigned long long)d->v[s][2]);
-	}
-	printf("%s\n", any ? "" : " (no mTHP activity)");
-}
-
-static void counters_json(struct jw *w, const struct bench_counters *d)
-{
-	int s, k;
-
-	jw_key(w, "mthp");
-	jw_arr_open(w);
-	for (s = 0; s < d->nr; s++) {
-		jw_obj_open(w);
-		jw_ku64(w, "size_kb", d->size_kb[s]);
-		for (k = 0; k < BENCH_NR_CNT; k++)
-			jw_ku64(w, bench_cnt_names[k], d->v[s][k]);
-		jw_obj_close(w);
-	}
-	jw_arr_close(w);
-}
-
-static void jdbl(struct jw *w, const char *k, double v)
-{
-	jw_key(w, k);
-	jw_double(w, v);
-}
-
-/* latency with its interval: 2 decimals below 100 ms */
-static char *fmt_ms(const struct bench_spread *s, char *buf, size_t len)
-{
-	return bench_spread_fmt(s, s->n && s->max < 100 ? "%.2f" : "%.0f", buf, len);
-}
-
-#define CELL(l, col)	(cells[(l) * REDIS_MAX_COLS + (col)])
-
-static void report(struct redis_ctx *c, struct redis_cell *cells, const int *oracle, bool partial)
-{
-	struct bench_opts *o = c->o;
-	struct jw *w;
-	struct utsname u;
-	char b1[32], spec[256] = "";
-	int l, m, i;
-
-	uname(&u);
-	for (i = 0; i < o->nr_policy_words; i++)
-		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), "%s%s",
-			 i ? " " : "", o->policy_words[i]);
-
-	w = bench_json_begin(o);
-	if (w) {
-		jw_obj_open(w);
-		jw_kstr(w, "benchmark", "redis");
-		jw_kstr(w, "kernel", u.release);
-		jw_kbool(w, "interrupted", partial);
-		jw_key(w, "config");
-		jw_obj_open(w);
-		jw_ku64(w, "keys", o->keys);
-		jw_ku64(w, "requests", o->requests);
-		jw_ku64(w, "value_size", o->value_size);
-		jw_ku64(w, "clients", o->clients);
-		jw_ku64(w, "pipeline", o->pipeline);
-		jw_kbool(w, "bgsave", o->bgsave);
-		jw_ku64(w, "repeats", o->repeats);
-		jw_kstr(w, "policy", spec);
-		jw_key(w, "sizes");
-		jw_arr_open(w);
-		for (i = 0; i < o->nr_sizes; i++)
-			jw_u64(w, o->sizes[i]);
-		jw_arr_close(w);
-		jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
-		jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
-		jw_obj_close(w);
-		jw_key(w, "notes");
-		jw_arr_open(w);
-		if (c->policy_skip) {
-			char note[600];
-
-			snprintf(note, sizeof(note), "policy rows skipped: %s", c->policy_note);
-			jw_str(w, note);
-		}
-		jw_arr_close(w);
-		jw_key(w, "levels");
-		jw_arr_open(w);
-		for (l = 0; l < o->nr_high; l++) {
-			double ra = CELL(l, BENCH_ALWAYS).rps;
-			double ro = oracle[l] >= 0 ? CELL(l, oracle[l]).rps : NAN;
-
-			jw_obj_open(w);
-			if (o->high[l] == BENCH_HIGH_MAX)
-				jw_kstr(w, "memory_high", "max");
-			else
-				jw_ku64(w, "memory_high", o->high[l]);
-			jw_kstr(w, "oracle_mode", oracle[l] >= 0 ? col_name(c, oracle[l]) : NULL);
-			jw_key(w, "modes");
-			jw_arr_open(w);
-			for (m = 0; m < c->ncols; m++) {
-				struct redis_cell *x = &CELL(l, m);
-
-				if (!x->n)
-					continue;
-				jw_obj_open(w);
-				jw_kstr(w, "mode", col_name(c, m));
-				jw_kbool(w, "static", is_static(m));
-				if (m >= BENCH_NR_MODES)
-					jw_ku64(w, "cap_size", o->sizes[m - BENCH_NR_MODES]);
-				jw_ku64(w, "runs", x->n);
-				jdbl(w, "rps", x->rps);
-				jdbl(w, "avg_ms", x->avg);
-				jdbl(w, "p50_ms", x->p50);
-				jdbl(w, "p95_ms", x->p95);
-				jdbl(w, "p99_ms", x->p99);
-				jdbl(w, "rps_vs_always_pct", bench_pct(x->rps, ra));
-				jdbl(w, "p99_vs_always_pct", bench_pct(x->p99, CELL(l, BENCH_ALWAYS).p99));
-				jdbl(w, "oracle", isnan(ro) || ro <= 0 ? NAN : x->rps / ro);
-				jw_key(w, "rps_runs");
-				jw_arr_open(w);
-				for (i = 0; i < x->n; i++)
-					jw_double(w, x->rps_runs[i]);
-				jw_arr_close(w);
-				jw_key(w, "spread");
-				jw_obj_open(w);
-				bench_json_spread(w, "rps", &x->s_rps);
-				bench_json_spread(w, "avg_ms", &x->s_avg);
-				bench_json_spread(w, "p50_ms", &x->s_p50);
-				bench_json_spread(w, "p99_ms", &x->s_p99);
-				jw_obj_close(w);
-				bench_json_ratio(w, "rps_ratio_vs_always", &x->r_always);
-				bench_json_ratio(w, "rps_ratio_vs_oracle", &x->r_oracle);
-				jw_ku64(w, "memory_events_high", x->high_events);
-				jw_ku64(w, "psi_some_us", x->psi_some_us);
-				jw_ku64(w, "psi_full_us", x->psi_full_us);
-				jw_ku64(w, "memory_peak", x->peak);
-				counters_json(w, &x->delta);
-				bench_json_folios(w, &x->folios);
-				bench_json_memstat(w, &x->ms);
-				jw_key(w, "swap_attribution");
-				jw_obj_open(w);
-				jw_ku64(w, "large_folio_pages", x->large_swp_pages);
-				jw_ku64(w, "global_pswpout", x->global_pswpout);
-				jw_key(w, "cgroup_pswpout");
-				if (x->ms.have[BENCH_MS_PSWPOUT])
-					jw_u64(w, x->ms.v[BENCH_MS_PSWPOUT]);
-				else
-					jw_null(w);
-				jw_kbool(w, "agree", x->swp_agree);
-				jw_obj_close(w);
-				jw_key(w, "policy_decisions");
-				if (x->n_dec) {
-					int why;
-
-					jw_obj_open(w);
-					jw_ku64(w, "calls", x->calls);
-					jw_key(w, "fallbacks");
-					jw_obj_open(w);
-					for (why = 1; why < MTHPCTL_NR_REASON; why++)
-						jw_ku64(w, mthpctl_reason_name(why), x->fallbacks[why]);
-					jw_obj_close(w);
-					jw_obj_close(w);
-				} else {
-					jw_null(w);
-				}
-				jw_obj_close(w);
-			}
-			jw_arr_close(w);
-			jw_obj_close(w);
-		}
-		jw_arr_close(w);
-		jw_obj_close(w);
-		bench_json_end(o, w);
-	}
-	if (g.json)
-		return;
-
-	printf("redis SET on %s: %llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
-	       "%u repeats, median [bootstrap 95%% interval]%s\n",
-	       u.release, (unsigned long long)o->keys, (unsigned long long)o->requests,
-	       mthpctl_format_size(o->value_size, b1, sizeof(b1)), o->clients, o->pipeline,
-	       o->bgsave ? "BGSAVE" : "noBGSAVE", o->repeats, partial ? " (INTERRUPTED: partial)" : "");
-	if (c->policy_skip)
-		printf("note: policy and cap rows skipped: %s\n", c->policy_note);
-	for (l = 0; l < o->nr_high; l++) {
-		const char *oname = oracle[l] >= 0 ? col_name(c, oracle[l]) : "-";
-
-		printf("\nmemory.high=%s (oracle: %s)\n", high_str(o->high[l], b1, sizeof(b1)), oname);
-		printf("%-14s %-24s %-20s %-20s %-20s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
-		for (m = 0; m < c->ncols; m++) {
-			struct redis_cell *x = &CELL(l, m);
-			char r[48], a[48], p50[48], p99[48];
-
-			if (!x->n)
-				continue;
-			printf("%-14s %-24s %-20s %-20s %-20s\n", col_name(c, m),
-			       bench_spread_fmt(&x->s_rps, "%.0f", r, sizeof(r)),
-			       fmt_ms(&x->s_avg, a, sizeof(a)), fmt_ms(&x->s_p50, p50, sizeof(p50)),
-			       fmt_ms(&x->s_p99, p99, sizeof(p99)));
-		}
-		printf("%-14s %-42s %-42s\n", "rps ratio", "vs always (per round)",
-		       "vs oracle (per round)");
-		for (m = 0; m < c->ncols; m++) {
-			struct redis_cell *x = &CELL(l, m);
-			char ra[48], ro[48], t1[80], t2[80];
-
-			if (!x->n || (m == BENCH_ALWAYS && (int)m == oracle[l]))
-				continue;
-			snprintf(t1, sizeof(t1), "%s %s",
-				 bench_spread_fmt(&x->r_always, "%.3f", ra, sizeof(ra)),
-				 bench_verdict(&x->r_always));
-			snprintf(t2, sizeof(t2), "%s %s",
-				 bench_spread_fmt(&x->r_oracle, "%.3f", ro, sizeof(ro)),
-				 bench_verdict(&x->r_oracle));
-			printf("%-14s %-42s %-42s\n", col_name(c, m), m == BENCH_ALWAYS ? "-" : t1,
-			       m == oracle[l] ? "-" : t2);
-		}
-		printf("%-14s %8s %10s %9s %9s  %s\n", "mode", "high ev", "stall ms", "peak",
-		       "PMD MiB", "swap-outs: large-folio pages + 4K = vmstat pswpout vs cgroup pswpout");
-		for (m = 0; m < c->ncols; m++) {
-			struct redis_cell *x = &CELL(l, m);
-			char pk[32], cgp[24];
-
-			if (!x->n)
-				continue;
-			if (x->ms.have[BENCH_MS_PSWPOUT])
-				snprintf(cgp, sizeof(cgp), "%llu", (unsigned long long)x->ms.v[BENCH_MS_PSWPOUT]);
-			else
-				snprintf(cgp, sizeof(cgp), "absent");
-			printf("%-14s %8llu %10.1f %9s %9.1f  %llu + %llu = %llu vs %s: %s\n",
-			       col_name(c, m), (unsigned long long)x->high_events,
-			       x->psi_full_us / 1000.0,
-			       mthpctl_format_size(x->peak & ~0xfffffULL, pk, sizeof(pk)),
-			       x->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0,
-			       (unsigned long long)x->large_swp_pages,
-			       (unsigned long long)(x->global_pswpout > x->large_swp_pages ?
-						    x->global_pswpout - x->large_swp_pages : 0),
-			       (unsigned long long)x->global_pswpout, cgp,
-			       x->swp_agree ? "agree" : "DIFFER");
-		}
-		printf("anon folios of redis-server at the end of a run (MiB by size, median):\n");
-		for (m = 0; m < c->ncols; m++)
-			if (CELL(l, m).n)
-				bench_print_folios(col_name(c, m), &CELL(l, m).folios);
-		printf("memory.stat deltas of the cgroup (median):\n");
-		bench_print_memstat_header();
-		for (m = 0; m < c->ncols; m++)
-			if (CELL(l, m).n)
-				bench_print_memstat(col_name(c, m), &CELL(l, m).ms);
-		printf("policy decisions per run (median; the policy's own counters):\n");
-		for (m = 0; m < c->ncols; m++) {
-			struct redis_cell *x = &CELL(l, m);
-			int why;
-
-			if (!x->n_dec)
-				continue;
-			printf("  %-14s %llu calls, fell back:", col_name(c, m),
-			       (unsigned long long)x->calls);
-			for (why = 1; why < MTHPCTL_NR_REASON; why++)
-				if (x->fallbacks[why])
-					printf(" %s %llu", mthpctl_reason_name(why),
-					       (unsigned long long)x->fallbacks[why]);
-			printf("\n");
-		}
-		printf("mTHP per run, global counters (size alloc/fallback/swpout):\n");
-		for (m = 0; m < c->ncols; m++)
-			if (CELL(l, m).n)
-				print_counters_text(col_name(c, m), &CELL(l, m).delta);
-	}
-	printf("\n(intervals: bootstrap 95%% of the median, %d resamples, fixed seed; ratios per "
-	       "interleaved round; \"not distinguishable\": the ratio's interval holds 1.0;\n"
-	       " oracle: the static setting (always, never, caps) with the best median rps; "
-	       "stall ms: memory.pressure full total; high ev: memory.events high)\n",
-	       BENCH_BOOT_RESAMPLES);
-	fflush(stdout);
-}
-
 /* Our private temporary directory: logs, dump.rdb, temp-*.rdb. */
 static void rm_tmpdir(const char *dir)
 {
@@ -787,7 +323,6 @@ int bench_redis(struct bench_opts *o)
 	struct redis_ctx c = { .o = o };
 	struct redis_run *runs;
 	struct redis_cell *cells;
-	int oracle[BENCH_MAX_LIST];
 	int l, m, rep, total = 0, k = 0, ret = 0, err, i;
 	char hb[32];
 	const char *tmp = getenv("TMPDIR");
@@ -838,7 +373,7 @@ int bench_redis(struct bench_opts *o)
 		if (col_selected(&c, m))
 			total += o->nr_high * o->repeats;
 
-#define RUN(l, col, rep)	(runs[((l) * REDIS_MAX_COLS + (col)) * o->repeats + (rep)])
+#define RUN(l, col, rep)	REDIS_RUN(runs, o->repeats, l, col, rep)
 	/* interleave modes and caps within a repeat: drift hits every mode alike */
 	for (l = 0; l < o->nr_high && !ret; l++)
 		for (rep = 0; rep < (int)o->repeats && !ret; rep++)
@@ -851,8 +386,8 @@ int bench_redis(struct bench_opts *o)
 				if ((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip)
 					continue;
 				bench_progress(o, "[%d/%d] redis %s memory.high=%s run %d/%u ...", k,
-					       total, col_name(&c, m),
-					       high_str(o->high[l], hb, sizeof(hb)), rep + 1, o->repeats);
+					       total, redis_col_name(&c, m),
+					       redis_high_str(o->high[l], hb, sizeof(hb)), rep + 1, o->repeats);
 				err = redis_one(&c, m, o->high[l], r);
 				if (err) {
 					ret = err;
@@ -872,18 +407,8 @@ int bench_redis(struct bench_opts *o)
 		free(cells);
 		return ret;
 	}
-	for (l = 0; l < o->nr_high; l++) {
-		for (m = 0; m < c.ncols; m++)
-			make_cell(&RUN(l, m, 0), o->repeats, &CELL(l, m));
-		oracle[l] = level_ratios(&c, &RUN(l, 0, 0), o->repeats, &CELL(l, 0));
-	}
-#undef RUN
-	report(&c, cells, oracle, ret == -EINTR);
+	ret = redis_report(&c, runs, cells, ret == -EINTR);
 	free(runs);
 	free(cells);
-	if (ret == -EINTR) {
-		fprintf(stderr, "mthpctl: interrupted by signal %d; settings restored\n", bench_stop);
-		return bench_interrupted();
-	}
-	return 0;
+	return ret;
 }

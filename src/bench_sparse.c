@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
@@ -194,19 +193,134 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
+/* What the report of a sparse run reads: medians per mode. */
+struct sp_report {
+	const struct bench_opts *o;
+	int n[BENCH_NR_MODES];			/* runs */
+	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES];	/* small cgroup */
+	double lt[BENCH_NR_MODES];		/* large process, s */
+	__u64 alloc[BENCH_NR_MODES];		/* mTHP fault allocations */
+	struct bench_spread s_cur[BENCH_NR_MODES], s_lt[BENCH_NR_MODES];
+	struct bench_spread r_lt[BENCH_NR_MODES];	/* large vs always per round */
+	struct bench_folios fol[BENCH_NR_MODES];
+	struct bench_memstat msm[BENCH_NR_MODES];
+};
+
+static void sp_json_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "procs", o->sp_procs);
+	jw_ku64(w, "map_size", o->sp_map_size);
+	jw_ku64(w, "stride", o->sp_stride);
+	jw_ku64(w, "dense_size", o->sp_dense_size);
+	jw_ku64(w, "dense_passes", o->sp_dense_passes);
+	jw_ku64(w, "repeats", o->repeats);
+	jw_kstr(w, "policy", o->policy_words[0]);
+}
+
+static void sp_json_body(struct jw *w, void *ctx)
+{
+	const struct sp_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	int m;
+
+	jw_key(w, "modes");
+	jw_arr_open(w);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (!p->n[m])
+			continue;
+		jw_obj_open(w);
+		jw_kstr(w, "mode", bench_mode_name(m, o));
+		jw_ku64(w, "runs", p->n[m]);
+		jw_ku64(w, "small_memory_current", (__u64)p->cur[m]);
+		jw_ku64(w, "small_memory_peak", (__u64)p->peak[m]);
+		jw_kdouble(w, "small_current_vs_never_pct",
+			   bench_pct(p->cur[m], p->cur[BENCH_NEVER]));
+		jw_kdouble(w, "large_seconds", p->lt[m]);
+		jw_kdouble(w, "large_vs_always_pct", bench_pct(p->lt[m], p->lt[BENCH_ALWAYS]));
+		jw_ku64(w, "mthp_fault_allocs", p->alloc[m]);
+		bench_json_spread(w, "small_memory_current_spread", &p->s_cur[m]);
+		bench_json_spread(w, "large_seconds_spread", &p->s_lt[m]);
+		bench_json_ratio(w, "large_ratio_vs_always", &p->r_lt[m]);
+		bench_json_folios(w, &p->fol[m]);
+		jw_key(w, "large");
+		jw_obj_open(w);
+		bench_json_memstat(w, &p->msm[m]);
+		jw_obj_close(w);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+static void sp_text_headline(void *ctx)
+{
+	const struct sp_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	char b1[32], b2[32], b3[32];
+
+	printf("%u small processes each touching one 4K page per %s of %s (cgroup small), "
+	       "one large process touching %s densely %u times (cgroup large), median of %u",
+	       o->sp_procs, mthpctl_format_size(o->sp_stride, b1, sizeof(b1)),
+	       mthpctl_format_size(o->sp_map_size, b2, sizeof(b2)),
+	       mthpctl_format_size(o->sp_dense_size, b3, sizeof(b3)), o->sp_dense_passes,
+	       o->repeats);
+}
+
+static void sp_text_body(void *ctx)
+{
+	const struct sp_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	int m;
+
+	if (policy_skip)
+		printf("note: policy rows skipped: %s\n", policy_note);
+	printf("%-14s %14s %14s %9s %-22s %-32s %12s\n", "mode", "small current",
+	       "small peak", "vs never", "large s", "large vs always (per round)",
+	       "mTHP allocs");
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		double pn = bench_pct(p->cur[m], p->cur[BENCH_NEVER]);
+		char c1[16], s1[32], s2[32], t[64], rr[64], r2[96];
+
+		if (!p->n[m])
+			continue;
+		snprintf(c1, sizeof(c1), isnan(pn) ? "-" : "%+.1f%%", pn);
+		snprintf(s1, sizeof(s1), "%.1f MiB", p->cur[m] / 1048576);
+		snprintf(s2, sizeof(s2), "%.1f MiB", p->peak[m] / 1048576);
+		if (m == BENCH_ALWAYS)
+			snprintf(r2, sizeof(r2), "-");
+		else
+			snprintf(r2, sizeof(r2), "%s %s",
+				 bench_spread_fmt(&p->r_lt[m], "%.3f", rr, sizeof(rr)),
+				 p->r_lt[m].n > 1 && bench_spread_contains(&p->r_lt[m], 1.0) ?
+				 "(n.d.)" : "");
+		printf("%-14s %14s %14s %9s %-22s %-32s %12llu\n", bench_mode_name(m, o), s1,
+		       s2, c1, bench_spread_fmt(&p->s_lt[m], "%.2f", t, sizeof(t)), r2,
+		       (unsigned long long)p->alloc[m]);
+	}
+	printf("anon folios of the small processes while they hold their memory "
+	       "(MiB by size, median):\n");
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (p->n[m])
+			bench_print_folios(bench_mode_name(m, o), &p->fol[m]);
+	printf("memory.stat deltas of the large cgroup (median):\n");
+	bench_print_memstat_header();
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (p->n[m])
+			bench_print_memstat(bench_mode_name(m, o), &p->msm[m]);
+	printf("(large s: median [bootstrap 95%% interval]; n.d.: not distinguishable, the "
+	       "per-round ratio's interval holds 1.0)\n");
+}
+
 int bench_sparse(struct bench_opts *o)
 {
 	static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
 	static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
-	int n[BENCH_NR_MODES] = { 0 };
-	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES], lt[BENCH_NR_MODES];
-	__u64 alloc[BENCH_NR_MODES];
-	struct bench_spread s_cur[BENCH_NR_MODES], s_lt[BENCH_NR_MODES], r_lt[BENCH_NR_MODES];
-	struct bench_folios fol[BENCH_NR_MODES];
-	struct bench_memstat msm[BENCH_NR_MODES];
-	struct utsname u;
-	struct jw *w;
-	char b1[32], b2[32], b3[32];
+	struct sp_report sr = { .o = o };
+	struct bench_report report = {
+		.name = "sparse", .title = "sparse",
+		.ctx = &sr,
+		.json_config = sp_json_config, .json_body = sp_json_body,
+		.text_headline = sp_text_headline, .text_body = sp_text_body,
+	};
 	int m, rep, ret = 0, k = 0, total = 0, i, s;
 
 	if (o->repeats > SP_MAX_REPEATS)
@@ -234,9 +348,9 @@ int bench_sparse(struct bench_opts *o)
 				continue;
 			bench_progress(o, "[%d/%d] sparse %s run %d/%u ...", k, total,
 				       bench_mode_name(m, o), rep + 1, o->repeats);
-			ret = sp_one(o, m, &runs[m][n[m]], &done);
+			ret = sp_one(o, m, &runs[m][sr.n[m]], &done);
 			if (!ret && done) {
-				struct sp_run *r = &runs[m][n[m]++];
+				struct sp_run *r = &runs[m][sr.n[m]++];
 
 				round_s[m][rep] = r->large_s;
 				bench_progress(o, "[%d/%d]   small cgroup %llu KiB (peak %llu KiB), "
@@ -256,7 +370,7 @@ int bench_sparse(struct bench_opts *o)
 			x[i] = round_s[m][i];
 			y[i] = round_s[BENCH_ALWAYS][i];
 		}
-		bench_ratio_spread(x, y, o->repeats, &r_lt[m]);
+		bench_ratio_spread(x, y, o->repeats, &sr.r_lt[m]);
 	}
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		double a[SP_MAX_REPEATS], b[SP_MAX_REPEATS], c[SP_MAX_REPEATS];
@@ -264,7 +378,7 @@ int bench_sparse(struct bench_opts *o)
 		struct bench_folios f[SP_MAX_REPEATS];
 		struct bench_memstat ms[SP_MAX_REPEATS];
 
-		for (i = 0; i < n[m]; i++) {
+		for (i = 0; i < sr.n[m]; i++) {
 			a[i] = runs[m][i].small_current;
 			b[i] = runs[m][i].small_peak;
 			c[i] = runs[m][i].large_s;
@@ -275,118 +389,16 @@ int bench_sparse(struct bench_opts *o)
 				if (runs[m][i].delta.size_kb[s] > 4)
 					al[i] += runs[m][i].delta.v[s][BENCH_CNT_ALLOC];
 		}
-		cur[m] = bench_median(a, n[m]);
-		peak[m] = bench_median(b, n[m]);
-		lt[m] = bench_median(c, n[m]);
-		alloc[m] = bench_median_u64(al, n[m]);
-		bench_spread(a, n[m], &s_cur[m]);
-		bench_spread(c, n[m], &s_lt[m]);
-		bench_folios_median(f, n[m], &fol[m]);
-		bench_memstat_median(ms, n[m], &msm[m]);
+		sr.cur[m] = bench_median(a, sr.n[m]);
+		sr.peak[m] = bench_median(b, sr.n[m]);
+		sr.lt[m] = bench_median(c, sr.n[m]);
+		sr.alloc[m] = bench_median_u64(al, sr.n[m]);
+		bench_spread(a, sr.n[m], &sr.s_cur[m]);
+		bench_spread(c, sr.n[m], &sr.s_lt[m]);
+		bench_folios_median(f, sr.n[m], &sr.fol[m]);
+		bench_memstat_median(ms, sr.n[m], &sr.msm[m]);
 	}
-	uname(&u);
-	w = bench_json_begin(o);
-	if (w) {
-		jw_obj_open(w);
-		jw_kstr(w, "benchmark", "sparse");
-		jw_kstr(w, "kernel", u.release);
-		jw_kbool(w, "interrupted", ret == -EINTR);
-		jw_key(w, "config");
-		jw_obj_open(w);
-		jw_ku64(w, "procs", o->sp_procs);
-		jw_ku64(w, "map_size", o->sp_map_size);
-		jw_ku64(w, "stride", o->sp_stride);
-		jw_ku64(w, "dense_size", o->sp_dense_size);
-		jw_ku64(w, "dense_passes", o->sp_dense_passes);
-		jw_ku64(w, "repeats", o->repeats);
-		jw_kstr(w, "policy", o->policy_words[0]);
-		jw_obj_close(w);
-		jw_key(w, "notes");
-		jw_arr_open(w);
-		if (policy_skip)
-			jw_str(w, policy_note);
-		jw_arr_close(w);
-		jw_key(w, "modes");
-		jw_arr_open(w);
-		for (m = 0; m < BENCH_NR_MODES; m++) {
-			if (!n[m])
-				continue;
-			jw_obj_open(w);
-			jw_kstr(w, "mode", bench_mode_name(m, o));
-			jw_ku64(w, "runs", n[m]);
-			jw_ku64(w, "small_memory_current", (__u64)cur[m]);
-			jw_ku64(w, "small_memory_peak", (__u64)peak[m]);
-			jw_key(w, "small_current_vs_never_pct");
-			jw_double(w, bench_pct(cur[m], cur[BENCH_NEVER]));
-			jw_key(w, "large_seconds");
-			jw_double(w, lt[m]);
-			jw_key(w, "large_vs_always_pct");
-			jw_double(w, bench_pct(lt[m], lt[BENCH_ALWAYS]));
-			jw_ku64(w, "mthp_fault_allocs", alloc[m]);
-			bench_json_spread(w, "small_memory_current_spread", &s_cur[m]);
-			bench_json_spread(w, "large_seconds_spread", &s_lt[m]);
-			bench_json_ratio(w, "large_ratio_vs_always", &r_lt[m]);
-			bench_json_folios(w, &fol[m]);
-			jw_key(w, "large");
-			jw_obj_open(w);
-			bench_json_memstat(w, &msm[m]);
-			jw_obj_close(w);
-			jw_obj_close(w);
-		}
-		jw_arr_close(w);
-		jw_obj_close(w);
-		bench_json_end(o, w);
-	}
-	if (!g.json) {
-		printf("sparse on %s: %u small processes each touching one 4K page per %s of %s "
-		       "(cgroup small), one large process touching %s densely %u times (cgroup "
-		       "large), median of %u%s\n", u.release, o->sp_procs,
-		       mthpctl_format_size(o->sp_stride, b1, sizeof(b1)),
-		       mthpctl_format_size(o->sp_map_size, b2, sizeof(b2)),
-		       mthpctl_format_size(o->sp_dense_size, b3, sizeof(b3)), o->sp_dense_passes,
-		       o->repeats, ret == -EINTR ? " (INTERRUPTED: partial)" : "");
-		if (policy_skip)
-			printf("note: policy rows skipped: %s\n", policy_note);
-		printf("%-14s %14s %14s %9s %-22s %-32s %12s\n", "mode", "small current",
-		       "small peak", "vs never", "large s", "large vs always (per round)",
-		       "mTHP allocs");
-		for (m = 0; m < BENCH_NR_MODES; m++) {
-			double pn = bench_pct(cur[m], cur[BENCH_NEVER]);
-			char c1[16], s1[32], s2[32], t[64], rr[64], r2[96];
-
-			if (!n[m])
-				continue;
-			snprintf(c1, sizeof(c1), isnan(pn) ? "-" : "%+.1f%%", pn);
-			snprintf(s1, sizeof(s1), "%.1f MiB", cur[m] / 1048576);
-			snprintf(s2, sizeof(s2), "%.1f MiB", peak[m] / 1048576);
-			if (m == BENCH_ALWAYS)
-				snprintf(r2, sizeof(r2), "-");
-			else
-				snprintf(r2, sizeof(r2), "%s %s",
-					 bench_spread_fmt(&r_lt[m], "%.3f", rr, sizeof(rr)),
-					 r_lt[m].n > 1 && bench_spread_contains(&r_lt[m], 1.0) ?
-					 "(n.d.)" : "");
-			printf("%-14s %14s %14s %9s %-22s %-32s %12llu\n", bench_mode_name(m, o), s1,
-			       s2, c1, bench_spread_fmt(&s_lt[m], "%.2f", t, sizeof(t)), r2,
-			       (unsigned long long)alloc[m]);
-		}
-		printf("anon folios of the small processes while they hold their memory "
-		       "(MiB by size, median):\n");
-		for (m = 0; m < BENCH_NR_MODES; m++)
-			if (n[m])
-				bench_print_folios(bench_mode_name(m, o), &fol[m]);
-		printf("memory.stat deltas of the large cgroup (median):\n");
-		bench_print_memstat_header();
-		for (m = 0; m < BENCH_NR_MODES; m++)
-			if (n[m])
-				bench_print_memstat(bench_mode_name(m, o), &msm[m]);
-		printf("(large s: median [bootstrap 95%% interval]; n.d.: not distinguishable, the "
-		       "per-round ratio's interval holds 1.0)\n");
-	}
-	fflush(stdout);
-	if (ret == -EINTR) {
-		fprintf(stderr, "mthpctl: interrupted by signal %d; settings restored\n", bench_stop);
-		return bench_interrupted();
-	}
-	return 0;
+	report.interrupted = ret == -EINTR;
+	report.notes[0] = policy_skip ? policy_note : NULL;
+	return bench_report(o, &report);
 }

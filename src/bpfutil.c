@@ -20,15 +20,12 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "compat.h"
 #include "kbtf.h"
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "pin.h"
 #include "sysfs.h"
-
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
 
 __u64 mthpctl_page_size(void)
 {
@@ -223,13 +220,6 @@ int mthpctl_lock_pins(bool create)
 	return fd;
 }
 
-/* bpf_link_info.struct_ops as extended by the kernel series (and upstream). */
-struct struct_ops_link_info {
-	__u32 map_id;
-	__u32 pad;
-	__u64 cgroup_id;
-};
-
 int mthpctl_link_query(int fd, struct mthpctl_link *l)
 {
 	struct bpf_link_info info;
@@ -252,25 +242,7 @@ int mthpctl_link_query(int fd, struct mthpctl_link *l)
 	return 0;
 }
 
-/*
- * BPF_PROG_QUERY attributes with query.type_id, which the UAPI headers this
- * libbpf ships predate: the struct_ops type's BTF id takes the place of the
- * padding after prog_cnt, as in upstream's UAPI.
- */
-struct struct_ops_query_attr {
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 query_flags;
-	__u32 attach_flags;
-	__aligned_u64 prog_ids;
-	__u32 prog_cnt;
-	__u32 type_id;
-	__aligned_u64 prog_attach_flags;
-	__aligned_u64 link_ids;
-	__aligned_u64 link_attach_flags;
-	__u64 revision;
-};
-
+/* BPF_PROG_QUERY by struct_ops type (query.type_id: src/compat.h) */
 int mthpctl_struct_ops_query(int cg_fd, __u32 type_id, bool effective, __u32 *map_ids,
 			     __u32 *cnt)
 {

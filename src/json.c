@@ -143,3 +143,4 @@ void jw_kstr(struct jw *w, const char *k, const char *v) { jw_key(w, k); jw_str(
 void jw_ku64(struct jw *w, const char *k, __u64 v) { jw_key(w, k); jw_u64(w, v); }
 void jw_ks64(struct jw *w, const char *k, __s64 v) { jw_key(w, k); jw_s64(w, v); }
 void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
+void jw_kdouble(struct jw *w, const char *k, double v) { jw_key(w, k); jw_double(w, v); }

@@ -35,5 +35,6 @@ void jw_kstr(struct jw *w, const char *k, const char *v);
 void jw_ku64(struct jw *w, const char *k, __u64 v);
 void jw_ks64(struct jw *w, const char *k, __s64 v);
 void jw_kbool(struct jw *w, const char *k, bool v);
+void jw_kdouble(struct jw *w, const char *k, double v);	/* not finite: null */
 
 #endif

@@ -29,7 +29,7 @@ static void doc(struct jw *w)
 	jw_obj_open(w); jw_obj_close(w); jw_arr_close(w);
 	jw_key(w, "empty"); jw_arr_open(w); jw_arr_close(w);
 	jw_key(w, "null_str"); jw_str(w, NULL);
-	jw_key(w, "d"); jw_double(w, 0.5);
+	jw_kdouble(w, "d", 0.5);
 	jw_obj_close(w);
 }
 

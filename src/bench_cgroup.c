@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench: the bench cgroup (--cgroup), the cgroups a run creates
+ * below it and the policies attached to them. Every cgroup created and
+ * every policy attached is recorded so that bench_restore() can detach and
+ * remove them (bench_cgroups_remove_all()), children first.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <bpf/bpf.h>
+
+#include "bench_common.h"
+#include "cgroup.h"
+#include "mthpctl.h"
+#include "mthp_stats.h"
+#include "pin.h"
+
+#define MAX_CGROUPS	16
+
+static struct {
+	char root[512];			/* the bench cgroup */
+	bool root_created;
+	char cgroups[MAX_CGROUPS][512];	/* created below root, in order */
+	bool attached[MAX_CGROUPS];	/* a policy is attached to it */
+	int nr_cgroups;
+} cgs;
+
+int bench_cg_write(const char *cg, const char *file, const char *value)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return bench_write_file(path, value);
+}
+
+static void enable_memory(const char *parent)
+{
+	bench_cg_write(parent, "cgroup.subtree_control", "+memory");
+}
+
+static int cg_index(const char *cg)
+{
+	int i;
+
+	for (i = 0; i < cgs.nr_cgroups; i++)
+		if (!strcmp(cgs.cgroups[i], cg))
+			return i;
+	return -1;
+}
+
+/* --- the bench cgroup ----------------------------------------------- */
+
+static int check_cgroup_parent(const char *cg)
+{
+	char parent[600], path[700], buf[512], msg[800];
+	enum mthpctl_cg_result r;
+	__u64 id;
+	int e;
+
+	snprintf(parent, sizeof(parent), "%s", cg);
+	dirname(parent);
+	r = mthpctl_cgroup_check(parent, &mthpctl_real_fsops, &id, &e);
+	if (r != MTHPCTL_CG_OK)
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
+				     "%s (bench needs a cgroup2 hierarchy with the memory controller)",
+				     mthpctl_cgroup_describe(parent, r, e, msg, sizeof(msg)));
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", parent);
+	if (mthpctl_read_file(path, buf, sizeof(buf)) < 0 || !mthpctl_has_word(buf, "memory"))
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
+				     "no cgroup2 memory controller in %s (is memory on a cgroup v1 "
+				     "hierarchy? boot with cgroup_no_v1=memory, or run `make bench` in the VM)",
+				     parent);
+	return 0;
+}
+
+int bench_cgroups_prepare(const char *root)
+{
+	int ret = check_cgroup_parent(root);
+
+	if (ret)
+		return ret;
+	memset(&cgs, 0, sizeof(cgs));
+	snprintf(cgs.root, sizeof(cgs.root), "%s", root);
+	if (!access(cgs.root, F_OK) && rmdir(cgs.root))
+		return mthpctl_error(MTHPCTL_EXIT_STATE,
+				     "%s exists and is in use (%s): another bench running? "
+				     "remove it or pick another --cgroup",
+				     cgs.root, strerror(errno));
+	return 0;
+}
+
+int bench_cgroups_create_root(void)
+{
+	char parent[sizeof(cgs.root)];
+
+	snprintf(parent, sizeof(parent), "%s", cgs.root);
+	enable_memory(dirname(parent));
+	if (mkdir(cgs.root, 0755))
+		return -errno;
+	cgs.root_created = true;
+	return 0;
+}
+
+/* --- cgroups below it ----------------------------------------------- */
+
+int bench_cg_create(const char *name, char *path, size_t len)
+{
+	char parent[600];
+	int i;
+
+	snprintf(path, len, "%s/%s", cgs.root, name);
+	snprintf(parent, sizeof(parent), "%s", path);
+	enable_memory(dirname(parent));
+	if (cgs.nr_cgroups == MAX_CGROUPS)
+		return -E2BIG;
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	i = cgs.nr_cgroups++;
+	snprintf(cgs.cgroups[i], sizeof(cgs.cgroups[i]), "%s", path);
+	cgs.attached[i] = false;
+	return 0;
+}
+
+/* Empty the cgroup (cgroup.kill, or SIGKILL to its cgroup.procs) and
+ * rmdir it, retrying while the kernel finishes tearing tasks down. */
+static int cg_kill_rmdir(const char *cg)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	char path[600], buf[4096], *p;
+	int i;
+
+	for (i = 0; i < 200; i++) {	/* 10 s */
+		if (!rmdir(cg) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		if (bench_cg_write(cg, "cgroup.kill", "1")) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+			if (mthpctl_read_file(path, buf, sizeof(buf)) > 0)
+				for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+					kill(atoi(p), SIGKILL);
+		}
+		/* reap our own children that died there */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		nanosleep(&tick, NULL);
+	}
+	return -EBUSY;
+}
+
+int bench_cg_remove(const char *path)
+{
+	int idx, err;
+
+	if (!path[0])
+		return 0;
+	idx = cg_index(path);
+	if (idx >= 0 && cgs.attached[idx])
+		bench_policy_detach(path);
+	err = cg_kill_rmdir(path);
+	if (err)
+		fprintf(stderr, "mthpctl: warning: cannot remove %s: %s\n", path, strerror(-err));
+	if (idx >= 0 && !err) {
+		memmove(&cgs.cgroups[idx], &cgs.cgroups[idx + 1],
+			(cgs.nr_cgroups - idx - 1) * sizeof(cgs.cgroups[0]));
+		memmove(&cgs.attached[idx], &cgs.attached[idx + 1],
+			(cgs.nr_cgroups - idx - 1) * sizeof(cgs.attached[0]));
+		cgs.nr_cgroups--;
+	}
+	return err;
+}
+
+void bench_cgroups_remove_all(void)
+{
+	int i;
+
+	for (i = cgs.nr_cgroups - 1; i >= 0; i--)
+		bench_cg_remove(cgs.cgroups[i]);
+	if (cgs.root_created) {
+		i = cg_kill_rmdir(cgs.root);
+		if (i)
+			fprintf(stderr, "mthpctl: warning: cannot remove %s: %s\n",
+				cgs.root, strerror(-i));
+		cgs.root_created = false;
+	}
+}
+
+/* --- policies ------------------------------------------------------- */
+
+int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len)
+{
+	static char *dflt[] = { "auto" };
+
+	if (!o->nr_policy_words)
+		return bench_policy_attach_words(dflt, 1, cg, note, len);
+	return bench_policy_attach_words(o->policy_words, o->nr_policy_words, cg, note, len);
+}
+
+int bench_policy_attach_words(char *const words[], int nw, const char *cg, char *note, size_t len)
+{
+	char *args[8 + BENCH_MAX_POLICY_WORDS], out[2048];
+	int n = 0, i, ret, idx = cg_index(cg);
+
+	if (bench_mount_bpffs()) {
+		snprintf(note, len, "cannot mount bpffs at %s: %s", MTHPCTL_BPFFS, strerror(errno));
+		return MTHPCTL_EXIT_BPFFS;
+	}
+	args[n++] = "attach";
+	args[n++] = "--cgroup";
+	args[n++] = (char *)cg;
+	args[n++] = "--policy";
+	for (i = 0; i < nw && i < BENCH_MAX_POLICY_WORDS; i++)
+		args[n++] = words[i];
+	args[n] = NULL;
+	ret = bench_run_self(args, out, sizeof(out));
+	if (ret == 0) {
+		if (idx >= 0)
+			cgs.attached[idx] = true;
+		return 0;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(note, len, "%s", strncmp(out, "mthpctl: error: ", 16) ? out : out + 16);
+	return ret < 0 ? MTHPCTL_EXIT_FAIL : ret;
+}
+
+void bench_policy_detach(const char *cg)
+{
+	char *args[] = { "detach", "--cgroup", (char *)cg, NULL };
+	char out[1024];
+	int idx = cg_index(cg);
+
+	if (idx < 0 || !cgs.attached[idx])
+		return;
+	bench_run_self(args, out, sizeof(out));
+	cgs.attached[idx] = false;
+}
+
+int bench_policy_counters(const char *cg, struct mthpctl_counters *c)
+{
+	char dir[4096], path[4200];
+	struct mthpctl_totals t;
+	struct stat st;
+	__u32 map_id;
+	int fd, err = 0;
+
+	if (stat(cg, &st))
+		return -errno;
+	/* the pin directory is named by the cgroup id, the directory's inode */
+	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, st.st_ino, NULL, dir, sizeof(dir));
+	mthpctl_pin_path(dir, "totals", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (mthpctl_read_totals(fd, &t, &map_id))
+		*c = t.cnt;
+	else
+		err = -EIO;
+	close(fd);
+	return err;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench: child processes. Every child is started in its own process
+ * group and tracked until it is reaped, so that bench_restore() can kill
+ * what a run left behind (bench_kill_all()); waits and reads give up when a
+ * stop signal arrives (bench_stop) so that the run can unwind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "bench_common.h"
+
+#define MAX_PIDS	256
+
+static pid_t pids[MAX_PIDS];
+static int nr_pids;
+
+static void track(pid_t pid)
+{
+	if (nr_pids < MAX_PIDS)
+		pids[nr_pids++] = pid;
+}
+
+static void untrack(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nr_pids; i++)
+		if (pids[i] == pid) {
+			pids[i] = pids[--nr_pids];
+			return;
+		}
+}
+
+__u64 bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
+		  int (*fn)(void *arg), void *arg)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	char path[600];
+	pid_t pid;
+	int fd;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		setpgid(pid, pid);
+		track(pid);
+		return pid;
+	}
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGHUP, &dfl, NULL);
+	sigaction(SIGPIPE, &dfl, NULL);
+	setpgid(0, 0);
+	if (cg) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		if (bench_write_file(path, "0")) {
+			fprintf(stderr, "mthpctl: cannot move the child into %s: %s\n",
+				cg, strerror(errno));
+			_exit(126);
+		}
+	}
+	if (out_fd == -2 || err_fd == -2)
+		fd = open("/dev/null", O_WRONLY);
+	if (out_fd != -1)
+		dup2(out_fd == -2 ? fd : out_fd, 1);
+	if (err_fd != -1)
+		dup2(err_fd == -2 ? fd : err_fd, 2);
+	if (!argv)
+		_exit(fn(arg));
+	execvp(argv[0], argv);
+	fprintf(stderr, "mthpctl: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int bench_wait(pid_t pid, __u64 timeout_ns, int *status)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	__u64 start = bench_now_ns();
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid) {
+			untrack(pid);
+			return 0;
+		}
+		if (r < 0 && errno != EINTR) {
+			untrack(pid);
+			return -errno;
+		}
+		if (bench_stop)
+			return -EINTR;
+		if (timeout_ns && bench_now_ns() - start > timeout_ns)
+			return -ETIMEDOUT;
+		nanosleep(&tick, NULL);
+	}
+}
+
+void bench_kill(pid_t pid)
+{
+	int status;
+
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	untrack(pid);
+}
+
+void bench_kill_all(void)
+{
+	while (nr_pids)
+		bench_kill(pids[nr_pids - 1]);
+}
+
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (bench_stop)
+			return -EINTR;
+		if (bench_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(fd, (char *)buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		off += n;
+	}
+	return 0;
+}
+
+int bench_run_self(char *const args[], char *out, size_t len)
+{
+	char *argv[32];
+	int p[2], status, i, n = 0;
+	size_t off = 0;
+	ssize_t r;
+	pid_t pid;
+
+	argv[n++] = "mthpctl";
+	for (i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (!pid) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		signal(SIGINT, SIG_IGN);	/* finish attach/detach; we clean up */
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (off + 1 < len && (r = read(p[0], out + off, len - off - 1)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		off += r;
+	}
+	out[off] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

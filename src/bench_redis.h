@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * mthpctl bench redis, shared by its two halves: bench_redis.c runs
+ * redis-server and redis-benchmark (one run per mode, cap and memory.high
+ * level), bench_redis_report.c turns the runs into medians, ratios and the
+ * report.
+ */
+#ifndef MTHPCTL_BENCH_REDIS_H
+#define MTHPCTL_BENCH_REDIS_H
+
+#include "bench_common.h"
+#include "mthp_stats.h"
+
+#define REDIS_MAX_REPEATS	64
+/* Columns: the three modes, then one static cap per --sizes entry. */
+#define REDIS_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST)
+/* runs[] is indexed by level, then column, then repeat */
+#define REDIS_RUN(runs, repeats, l, col, rep) \
+	((runs)[((l) * REDIS_MAX_COLS + (col)) * (repeats) + (rep)])
+
+struct redis_run {
+	bool done;
+	struct bench_redis_row row;
+	struct bench_counters delta;
+	struct bench_cgstat cs;
+	struct bench_folios folios;	/* the cgroup's, at the end of the run */
+	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
+	__u64 global_pswpout;		/* /proc/vmstat pswpout delta */
+	double secs;
+	/* the policy's own counters over the run (policy and cap modes) */
+	bool have_dec;
+	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* summed over tva types */
+};
+
+struct redis_cell {		/* one mode at one level: medians */
+	int n;
+	double rps, avg, p50, p95, p99;
+	double rps_runs[REDIS_MAX_REPEATS];
+	__u64 high_events, psi_some_us, psi_full_us, peak;
+	struct bench_counters delta;
+	/* spreads over the repeats */
+	struct bench_spread s_rps, s_avg, s_p50, s_p99;
+	/* per-round ratios: against always, against the level's oracle */
+	struct bench_spread r_always, r_oracle;
+	struct bench_folios folios;
+	struct bench_memstat ms;
+	__u64 large_swp_pages, global_pswpout;
+	bool swp_agree;
+	int n_dec;				/* runs with the policy's counters */
+	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* medians */
+};
+
+struct redis_ctx {
+	struct bench_opts *o;
+	char tmpdir[64];
+	char port[16];
+	int ret;		/* first fatal exit code */
+	bool policy_skip;
+	char policy_note[512];
+	int ncols;
+	char cap_names[BENCH_MAX_LIST][24];	/* "cap-16K" */
+	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
+};
+
+/* Every column but the policy's: the oracle is the best of them. */
+static inline bool redis_is_static(int col)
+{
+	return col != BENCH_POLICY;
+}
+
+/* "always", "never", "always+auto", "cap-16K" */
+static inline const char *redis_col_name(const struct redis_ctx *c, int col)
+{
+	if (col < BENCH_NR_MODES)
+		return bench_mode_name(col, c->o);
+	return c->cap_names[col - BENCH_NR_MODES];
+}
+
+/* "max" or the size of a memory.high level */
+const char *redis_high_str(__u64 high, char *buf, size_t len);
+
+/* Medians, ratios and the report (bench_report()) of runs (nr_high levels
+ * x REDIS_MAX_COLS x repeats); cells is room for nr_high x REDIS_MAX_COLS.
+ * Returns the exit code. */
+int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
+		 bool partial);
+
+#endif

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench redis: the report. The runs of each mode or cap at each
+ * memory.high level become a cell of medians and bootstrap intervals, with
+ * per-round ratios against always and against the level's oracle (the best
+ * static setting); bench_report() writes them as JSON or as text tables.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_redis.h"
+#include "mthpctl.h"
+#include "parse.h"
+
+static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
+{
+	double v[5][REDIS_MAX_REPEATS];
+	__u64 u[6][REDIS_MAX_REPEATS], cnt[REDIS_MAX_REPEATS];
+	struct bench_folios fol[REDIS_MAX_REPEATS];
+	struct bench_memstat ms[REDIS_MAX_REPEATS];
+	int i, j, s, k;
+
+	memset(c, 0, sizeof(*c));
+	c->swp_agree = true;
+	for (i = 0; i < n; i++) {
+		struct redis_run *r = &runs[i];
+		__u64 large = 0;
+
+		if (!r->done)
+			continue;
+		for (s = 0; s < r->delta.nr; s++)
+			if (r->delta.size_kb[s] > 4)
+				large += r->delta.v[s][BENCH_CNT_SWPOUT] * (r->delta.size_kb[s] / 4);
+		v[0][c->n] = r->row.rps;
+		v[1][c->n] = r->row.avg;
+		v[2][c->n] = r->row.p50;
+		v[3][c->n] = r->row.p95;
+		v[4][c->n] = r->row.p99;
+		u[0][c->n] = r->cs.high_events;
+		u[1][c->n] = r->cs.psi_some_us;
+		u[2][c->n] = r->cs.psi_full_us;
+		u[3][c->n] = r->cs.peak;
+		u[4][c->n] = large;
+		u[5][c->n] = r->global_pswpout;
+		fol[c->n] = r->folios;
+		ms[c->n] = r->ms;
+		c->swp_agree &= r->ms.have[BENCH_MS_PSWPOUT] &&
+				bench_swap_attributed(large, r->global_pswpout,
+						      r->ms.v[BENCH_MS_PSWPOUT]);
+		c->rps_runs[c->n] = r->row.rps;
+		c->n++;
+	}
+	c->rps = bench_median(v[0], c->n);
+	c->avg = bench_median(v[1], c->n);
+	c->p50 = bench_median(v[2], c->n);
+	c->p95 = bench_median(v[3], c->n);
+	c->p99 = bench_median(v[4], c->n);
+	bench_spread(v[0], c->n, &c->s_rps);
+	bench_spread(v[1], c->n, &c->s_avg);
+	bench_spread(v[2], c->n, &c->s_p50);
+	bench_spread(v[4], c->n, &c->s_p99);
+	c->high_events = bench_median_u64(u[0], c->n);
+	c->psi_some_us = bench_median_u64(u[1], c->n);
+	c->psi_full_us = bench_median_u64(u[2], c->n);
+	c->peak = bench_median_u64(u[3], c->n);
+	c->large_swp_pages = bench_median_u64(u[4], c->n);
+	c->global_pswpout = bench_median_u64(u[5], c->n);
+	bench_folios_median(fol, c->n, &c->folios);
+	bench_memstat_median(ms, c->n, &c->ms);
+	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
+		int m = 0;
+
+		for (j = 0; j < n; j++)
+			if (runs[j].done && runs[j].have_dec)
+				cnt[m++] = k < 0 ? runs[j].calls : runs[j].fallbacks[k];
+		if (k < 0)
+			c->calls = bench_median_u64(cnt, m);
+		else
+			c->fallbacks[k] = bench_median_u64(cnt, m);
+		c->n_dec = m;
+	}
+	/* counters: per size, the median of the per-run deltas */
+	for (i = 0; i < n && !runs[i].done; i++)
+		;
+	if (i == n)
+		return;
+	c->delta = runs[i].delta;
+	for (s = 0; s < c->delta.nr; s++)
+		for (k = 0; k < BENCH_NR_CNT; k++) {
+			int m = 0;
+
+			for (j = 0; j < n; j++)
+				if (runs[j].done)
+					cnt[m++] = runs[j].delta.v[s][k];
+			c->delta.v[s][k] = bench_median_u64(cnt, m);
+		}
+}
+
+/* Per-round ratios of every column at one level against always and against
+ * the oracle (the static column with the best median rps). Returns the
+ * oracle column or -1. */
+static int level_ratios(const struct redis_ctx *c, struct redis_run *runs, int repeats,
+			struct redis_cell *cells)
+{
+	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
+	       b[REDIS_MAX_REPEATS];
+	int col, rep, best;
+
+	for (col = 0; col < c->ncols; col++)
+		med[col] = redis_is_static(col) && cells[col].n ? cells[col].rps : NAN;
+	best = bench_argmax(med, c->ncols);
+	for (col = 0; col < c->ncols; col++) {
+		for (rep = 0; rep < repeats; rep++) {
+			struct redis_run *x = &runs[col * repeats + rep];
+			struct redis_run *al = &runs[BENCH_ALWAYS * repeats + rep];
+			struct redis_run *orc = best >= 0 ? &runs[best * repeats + rep] : NULL;
+
+			num[rep] = x->done ? x->row.rps : NAN;
+			a[rep] = al->done ? al->row.rps : NAN;
+			b[rep] = orc && orc->done ? orc->row.rps : NAN;
+		}
+		bench_ratio_spread(num, a, repeats, &cells[col].r_always);
+		bench_ratio_spread(num, b, repeats, &cells[col].r_oracle);
+	}
+	return best;
+}
+
+const char *redis_high_str(__u64 high, char *buf, size_t len)
+{
+	if (high == BENCH_HIGH_MAX)
+		return "max";
+	return mthpctl_format_size(high, buf, len);
+}
+
+static void print_counters_text(const char *mode, const struct bench_counters *d)
+{
+	int s, any = 0;
+
+	printf("  %-14s", mode);
+	for (s = 0; s < d->nr; s++) {
+		if (!d->v[s][0] && !d->v[s][1] && !d->v[s][2])
+			continue;
+		printf("%s%llukB %llu/%llu/%llu", any++ ? ", " : " ",
+		       (unsigned long long)d->size_kb[s], (unsigned long long)d->v[s][0],
+		       (unsigned long long)d->v[s][1], (unsigned long long)d->v[s][2]);
+	}
+	printf("%s\n", any ? "" : " (no mTHP activity)");
+}
+
+/* latency with its interval: 2 decimals below 100 ms */
+static char *fmt_ms(const struct bench_spread *s, char *buf, size_t len)
+{
+	return bench_spread_fmt(s, s->n && s->max < 100 ? "%.2f" : "%.0f", buf, len);
+}
+
+#define CELL(l, col)	(cells[(l) * REDIS_MAX_COLS + (col)])
+
+/* What the report of a redis run reads. */
+struct redis_report {
+	const struct redis_ctx *c;
+	struct redis_cell *cells;	/* CELL(level, column) */
+	int oracle[BENCH_MAX_LIST];	/* per level: the oracle column or -1 */
+	char note[600];			/* "policy rows skipped: ..." */
+};
+
+static void redis_json_config(struct jw *w, const struct bench_opts *o)
+{
+	char spec[256] = "";
+	int i;
+
+	for (i = 0; i < o->nr_policy_words; i++)
+		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), "%s%s",
+			 i ? " " : "", o->policy_words[i]);
+	jw_ku64(w, "keys", o->keys);
+	jw_ku64(w, "requests", o->requests);
+	jw_ku64(w, "value_size", o->value_size);
+	jw_ku64(w, "clients", o->clients);
+	jw_ku64(w, "pipeline", o->pipeline);
+	jw_kbool(w, "bgsave", o->bgsave);
+	jw_ku64(w, "repeats", o->repeats);
+	jw_kstr(w, "policy", spec);
+	jw_key(w, "sizes");
+	jw_arr_open(w);
+	for (i = 0; i < o->nr_sizes; i++)
+		jw_u64(w, o->sizes[i]);
+	jw_arr_close(w);
+	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
+	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
+}
+
+static void redis_json_body(struct jw *w, void *ctx)
+{
+	const struct redis_report *p = ctx;
+	const struct redis_ctx *c = p->c;
+	const struct bench_opts *o = c->o;
+	struct redis_cell *cells = p->cells;
+	const int *oracle = p->oracle;
+	int l, m, i;
+
+	jw_key(w, "levels");
+	jw_arr_open(w);
+	for (l = 0; l < o->nr_high; l++) {
+		double ra = CELL(l, BENCH_ALWAYS).rps;
+		double ro = oracle[l] >= 0 ? CELL(l, oracle[l]).rps : NAN;
+
+		jw_obj_open(w);
+		if (o->high[l] == BENCH_HIGH_MAX)
+			jw_kstr(w, "memory_high", "max");
+		else
+			jw_ku64(w, "memory_high", o->high[l]);
+		jw_kstr(w, "oracle_mode", oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : NULL);
+		jw_key(w, "modes");
+		jw_arr_open(w);
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+
+			if (!x->n)
+				continue;
+			jw_obj_open(w);
+			jw_kstr(w, "mode", redis_col_name(c, m));
+			jw_kbool(w, "static", redis_is_static(m));
+			if (m >= BENCH_NR_MODES)
+				jw_ku64(w, "cap_size", o->sizes[m - BENCH_NR_MODES]);
+			jw_ku64(w, "runs", x->n);
+			jw_kdouble(w, "rps", x->rps);
+			jw_kdouble(w, "avg_ms", x->avg);
+			jw_kdouble(w, "p50_ms", x->p50);
+			jw_kdouble(w, "p95_ms", x->p95);
+			jw_kdouble(w, "p99_ms", x->p99);
+			jw_kdouble(w, "rps_vs_always_pct", bench_pct(x->rps, ra));
+			jw_kdouble(w, "p99_vs_always_pct",
+				   bench_pct(x->p99, CELL(l, BENCH_ALWAYS).p99));
+			jw_kdouble(w, "oracle", isnan(ro) || ro <= 0 ? NAN : x->rps / ro);
+			jw_key(w, "rps_runs");
+			jw_arr_open(w);
+			for (i = 0; i < x->n; i++)
+				jw_double(w, x->rps_runs[i]);
+			jw_arr_close(w);
+			jw_key(w, "spread");
+			jw_obj_open(w);
+			bench_json_spread(w, "rps", &x->s_rps);
+			bench_json_spread(w, "avg_ms", &x->s_avg);
+			bench_json_spread(w, "p50_ms", &x->s_p50);
+			bench_json_spread(w, "p99_ms", &x->s_p99);
+			jw_obj_close(w);
+			bench_json_ratio(w, "rps_ratio_vs_always", &x->r_always);
+			bench_json_ratio(w, "rps_ratio_vs_oracle", &x->r_oracle);
+			jw_ku64(w, "memory_events_high", x->high_events);
+			jw_ku64(w, "psi_some_us", x->psi_some_us);
+			jw_ku64(w, "psi_full_us", x->psi_full_us);
+			jw_ku64(w, "memory_peak", x->peak);
+			bench_json_counters(w, &x->delta);
+			bench_json_folios(w, &x->folios);
+			bench_json_memstat(w, &x->ms);
+			jw_key(w, "swap_attribution");
+			jw_obj_open(w);
+			jw_ku64(w, "large_folio_pages", x->large_swp_pages);
+			jw_ku64(w, "global_pswpout", x->global_pswpout);
+			jw_key(w, "cgroup_pswpout");
+			if (x->ms.have[BENCH_MS_PSWPOUT])
+				jw_u64(w, x->ms.v[BENCH_MS_PSWPOUT]);
+			else
+				jw_null(w);
+			jw_kbool(w, "agree", x->swp_agree);
+			jw_obj_close(w);
+			jw_key(w, "policy_decisions");
+			if (x->n_dec) {
+				int why;
+
+				jw_obj_open(w);
+				jw_ku64(w, "calls", x->calls);
+				jw_key(w, "fallbacks");
+				jw_obj_open(w);
+				for (why = 1; why < MTHPCTL_NR_REASON; why++)
+					jw_ku64(w, mthpctl_reason_name(why), x->fallbacks[why]);
+				jw_obj_close(w);
+				jw_obj_close(w);
+			} else {
+				jw_null(w);
+			}
+			jw_obj_close(w);
+		}
+		jw_arr_close(w);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+static void redis_text_headline(void *ctx)
+{
+	const struct redis_report *p = ctx;
+	const struct bench_opts *o = p->c->o;
+	char b1[32];
+
+	printf("%llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
+	       "%u repeats, median [bootstrap 95%% interval]",
+	       (unsigned long long)o->keys, (unsigned long long)o->requests,
+	       mthpctl_format_size(o->value_size, b1, sizeof(b1)), o->clients, o->pipeline,
+	       o->bgsave ? "BGSAVE" : "noBGSAVE", o->repeats);
+}
+
+static void redis_text_body(void *ctx)
+{
+	const struct redis_report *p = ctx;
+	const struct redis_ctx *c = p->c;
+	const struct bench_opts *o = c->o;
+	struct redis_cell *cells = p->cells;
+	const int *oracle = p->oracle;
+	char b1[32];
+	int l, m;
+
+	if (c->policy_skip)
+		printf("note: policy and cap rows skipped: %s\n", c->policy_note);
+	for (l = 0; l < o->nr_high; l++) {
+		const char *oname = oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : "-";
+
+		printf("\nmemory.high=%s (oracle: %s)\n", redis_high_str(o->high[l], b1, sizeof(b1)), oname);
+		printf("%-14s %-24s %-20s %-20s %-20s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+			char r[48], a[48], p50[48], p99[48];
+
+			if (!x->n)
+				continue;
+			printf("%-14s %-24s %-20s %-20s %-20s\n", redis_col_name(c, m),
+			       bench_spread_fmt(&x->s_rps, "%.0f", r, sizeof(r)),
+			       fmt_ms(&x->s_avg, a, sizeof(a)), fmt_ms(&x->s_p50, p50, sizeof(p50)),
+			       fmt_ms(&x->s_p99, p99, sizeof(p99)));
+		}
+		printf("%-14s %-42s %-42s\n", "rps ratio", "vs always (per round)",
+		       "vs oracle (per round)");
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+			char ra[48], ro[48], t1[80], t2[80];
+
+			if (!x->n || (m == BENCH_ALWAYS && (int)m == oracle[l]))
+				continue;
+			snprintf(t1, sizeof(t1), "%s %s",
+				 bench_spread_fmt(&x->r_always, "%.3f", ra, sizeof(ra)),
+				 bench_verdict(&x->r_always));
+			snprintf(t2, sizeof(t2), "%s %s",
+				 bench_spread_fmt(&x->r_oracle, "%.3f", ro, sizeof(ro)),
+				 bench_verdict(&x->r_oracle));
+			printf("%-14s %-42s %-42s\n", redis_col_name(c, m), m == BENCH_ALWAYS ? "-" : t1,
+			       m == oracle[l] ? "-" : t2);
+		}
+		printf("%-14s %8s %10s %9s %9s  %s\n", "mode", "high ev", "stall ms", "peak",
+		       "PMD MiB", "swap-outs: large-folio pages + 4K = vmstat pswpout vs cgroup pswpout");
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+			char pk[32], cgp[24];
+
+			if (!x->n)
+				continue;
+			if (x->ms.have[BENCH_MS_PSWPOUT])
+				snprintf(cgp, sizeof(cgp), "%llu", (unsigned long long)x->ms.v[BENCH_MS_PSWPOUT]);
+			else
+				snprintf(cgp, sizeof(cgp), "absent");
+			printf("%-14s %8llu %10.1f %9s %9.1f  %llu + %llu = %llu vs %s: %s\n",
+			       redis_col_name(c, m), (unsigned long long)x->high_events,
+			       x->psi_full_us / 1000.0,
+			       mthpctl_format_size(x->peak & ~0xfffffULL, pk, sizeof(pk)),
+			       x->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0,
+			       (unsigned long long)x->large_swp_pages,
+			       (unsigned long long)(x->global_pswpout > x->large_swp_pages ?
+						    x->global_pswpout - x->large_swp_pages : 0),
+			       (unsigned long long)x->global_pswpout, cgp,
+			       x->swp_agree ? "agree" : "DIFFER");
+		}
+		printf("anon folios of redis-server at the end of a run (MiB by size, median):\n");
+		for (m = 0; m < c->ncols; m++)
+			if (CELL(l, m).n)
+				bench_print_folios(redis_col_name(c, m), &CELL(l, m).folios);
+		printf("memory.stat deltas of the cgroup (median):\n");
+		bench_print_memstat_header();
+		for (m = 0; m < c->ncols; m++)
+			if (CELL(l, m).n)
+				bench_print_memstat(redis_col_name(c, m), &CELL(l, m).ms);
+		printf("policy decisions per run (median; the policy's own counters):\n");
+		for (m = 0; m < c->ncols; m++) {
+			struct redis_cell *x = &CELL(l, m);
+			int why;
+
+			if (!x->n_dec)
+				continue;
+			printf("  %-14s %llu calls, fell back:", redis_col_name(c, m),
+			       (unsigned long long)x->calls);
+			for (why = 1; why < MTHPCTL_NR_REASON; why++)
+				if (x->fallbacks[why])
+					printf(" %s %llu", mthpctl_reason_name(why),
+					       (unsigned long long)x->fallbacks[why]);
+			printf("\n");
+		}
+		printf("mTHP per run, global counters (size alloc/fallback/swpout):\n");
+		for (m = 0; m < c->ncols; m++)
+			if (CELL(l, m).n)
+				print_counters_text(redis_col_name(c, m), &CELL(l, m).delta);
+	}
+	printf("\n(intervals: bootstrap 95%% of the median, %d resamples, fixed seed; ratios per "
+	       "interleaved round; \"not distinguishable\": the ratio's interval holds 1.0;\n"
+	       " oracle: the static setting (always, never, caps) with the best median rps; "
+	       "stall ms: memory.pressure full total; high ev: memory.events high)\n",
+	       BENCH_BOOT_RESAMPLES);
+}
+
+int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
+		 bool partial)
+{
+	const struct bench_opts *o = c->o;
+	struct redis_report p = { .c = c, .cells = cells };
+	struct bench_report r = {
+		.name = "redis", .title = "redis SET", .interrupted = partial,
+		.ctx = &p,
+		.json_config = redis_json_config, .json_body = redis_json_body,
+		.text_headline = redis_text_headline, .text_body = redis_text_body,
+	};
+	int l, m;
+
+	for (l = 0; l < o->nr_high; l++) {
+		for (m = 0; m < c->ncols; m++)
+			make_cell(&REDIS_RUN(runs, o->repeats, l, m, 0), o->repeats, &CELL(l, m));
+		p.oracle[l] = level_ratios(c, &REDIS_RUN(runs, o->repeats, l, 0, 0), o->repeats,
+					   &CELL(l, 0));
+	}
+	if (c->policy_skip) {
+		snprintf(p.note, sizeof(p.note), "policy rows skipped: %s", c->policy_note);
+		r.notes[0] = p.note;
+	}
+	return bench_report(o, &r);
+}

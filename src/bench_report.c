@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench: reporting. Progress lines on stderr, the report frame that
+ * every benchmark's result goes through (bench_report(): the JSON object on
+ * stdout with -j or in --json-out FILE, the text tables on stdout otherwise,
+ * the exit status of an interrupted run), and the JSON and text pieces the
+ * benchmarks share (spreads, ratios, folio sizes, memory.stat deltas).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bench_common.h"
+#include "mthpctl.h"
+
+void bench_progress(const struct bench_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "bench: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static FILE *json_file;
+
+/* The JSON report: on stdout with -j, else in --json-out FILE (pretty);
+ * NULL when neither. Finish with json_end(). */
+static struct jw *json_begin(const struct bench_opts *o)
+{
+	if (g.json) {
+		mthpctl_json_begin();
+		return &g.jw;
+	}
+	if (!o->json_out)
+		return NULL;
+	json_file = fopen(o->json_out, "w");
+	if (!json_file) {
+		fprintf(stderr, "mthpctl: warning: cannot write %s: %s\n", o->json_out, strerror(errno));
+		return NULL;
+	}
+	jw_init(&g.jw, json_file, true);
+	return &g.jw;
+}
+
+static void json_end(struct jw *w)
+{
+	fflush(w->f);
+	if (json_file) {
+		fclose(json_file);
+		json_file = NULL;
+	}
+}
+
+int bench_report(const struct bench_opts *o, const struct bench_report *r)
+{
+	struct utsname u;
+	struct jw *w;
+	int i;
+
+	uname(&u);
+	w = json_begin(o);
+	if (w) {
+		jw_obj_open(w);
+		jw_kstr(w, "benchmark", r->name);
+		jw_kstr(w, "kernel", u.release);
+		jw_kbool(w, "interrupted", r->interrupted);
+		jw_key(w, "config");
+		jw_obj_open(w);
+		r->json_config(w, o);
+		jw_obj_close(w);
+		jw_key(w, "notes");
+		jw_arr_open(w);
+		for (i = 0; i < BENCH_MAX_NOTES; i++)
+			if (r->notes[i])
+				jw_str(w, r->notes[i]);
+		jw_arr_close(w);
+		r->json_body(w, r->ctx);
+		jw_obj_close(w);
+		json_end(w);
+	}
+	if (!g.json) {
+		printf("%s on %s: ", r->title, u.release);
+		r->text_headline(r->ctx);
+		printf("%s\n", r->interrupted ? " (INTERRUPTED: partial)" : "");
+		r->text_body(r->ctx);
+	}
+	fflush(stdout);
+	if (r->interrupted) {
+		fprintf(stderr, "mthpctl: interrupted by signal %d; settings restored\n", bench_stop);
+		return bench_interrupted();
+	}
+	return 0;
+}
+
+const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o)
+{
+	static char buf[64];
+
+	switch (m) {
+	case BENCH_ALWAYS: return "always";
+	case BENCH_NEVER: return "never";
+	default:
+		snprintf(buf, sizeof(buf), "always+%s",
+			 o->nr_policy_words ? o->policy_words[0] : "auto");
+		return buf;
+	}
+}
+
+/* --- report helpers --------------------------------------------------- */
+
+static void json_spread_fields(struct jw *w, const struct bench_spread *s)
+{
+	jw_kdouble(w, "median", s->median);
+	jw_kdouble(w, "min", s->min);
+	jw_kdouble(w, "max", s->max);
+	jw_kdouble(w, "ci95_lo", s->lo);
+	jw_kdouble(w, "ci95_hi", s->hi);
+	jw_ku64(w, "n", s->n);
+}
+
+void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s)
+{
+	jw_key(w, key);
+	jw_obj_open(w);
+	json_spread_fields(w, s);
+	jw_obj_close(w);
+}
+
+void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s)
+{
+	jw_key(w, key);
+	jw_obj_open(w);
+	json_spread_fields(w, s);
+	jw_kbool(w, "distinguishable", !bench_spread_contains(s, 1.0));
+	jw_obj_close(w);
+}
+
+const char *bench_verdict(const struct bench_spread *r)
+{
+	if (!r->n)
+		return "-";
+	return bench_spread_contains(r, 1.0) ? "not distinguishable" : "distinguishable";
+}
+
+void bench_json_folios(struct jw *w, const struct bench_folios *f)
+{
+	int o;
+
+	jw_key(w, "folio_bytes");
+	jw_arr_open(w);
+	for (o = 0; o < BENCH_NR_ORDERS; o++) {
+		jw_obj_open(w);
+		jw_ku64(w, "size_kb", 4ULL << o);
+		jw_ku64(w, "bytes", f->bytes[o]);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	jw_ku64(w, "pmd_bytes", f->bytes[BENCH_NR_ORDERS - 1]);
+}
+
+void bench_json_counters(struct jw *w, const struct bench_counters *d)
+{
+	int s, k;
+
+	jw_key(w, "mthp");
+	jw_arr_open(w);
+	for (s = 0; s < d->nr; s++) {
+		jw_obj_open(w);
+		jw_ku64(w, "size_kb", d->size_kb[s]);
+		for (k = 0; k < BENCH_NR_CNT; k++)
+			jw_ku64(w, bench_cnt_names[k], d->v[s][k]);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+void bench_json_memstat(struct jw *w, const struct bench_memstat *m)
+{
+	int i;
+
+	jw_key(w, "memory_stat_delta");
+	jw_obj_open(w);
+	for (i = 0; i < BENCH_NR_MS; i++) {
+		jw_key(w, bench_ms_names[i]);
+		if (m->have[i])
+			jw_u64(w, m->v[i]);
+		else
+			jw_null(w);
+	}
+	jw_obj_close(w);
+}
+
+void bench_folios_median(const struct bench_folios *runs, int n, struct bench_folios *out)
+{
+	__u64 v[64];
+	int o, i;
+
+	bench_folios_init(out);
+	for (o = 0; o < BENCH_NR_ORDERS; o++) {
+		for (i = 0; i < n && i < 64; i++)
+			v[i] = runs[i].bytes[o];
+		out->bytes[o] = bench_median_u64(v, i);
+	}
+}
+
+void bench_memstat_median(const struct bench_memstat *runs, int n, struct bench_memstat *out)
+{
+	__u64 v[64];
+	int k, i;
+
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < BENCH_NR_MS; k++) {
+		out->have[k] = n > 0;
+		for (i = 0; i < n && i < 64; i++) {
+			out->have[k] &= runs[i].have[k];
+			v[i] = runs[i].v[k];
+		}
+		if (out->have[k])
+			out->v[k] = bench_median_u64(v, i);
+	}
+}
+
+static const char *order_name(int o, char *buf, size_t len)
+{
+	__u64 kb = 4ULL << o;
+
+	if (kb >= 1024)
+		snprintf(buf, len, "%lluM", (unsigned long long)kb >> 10);
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)kb);
+	return buf;
+}
+
+void bench_print_folios(const char *mode, const struct bench_folios *f)
+{
+	char b[16];
+	int o, any = 0;
+
+	printf("  %-14s", mode);
+	for (o = 0; o < BENCH_NR_ORDERS; o++)
+		if (f->bytes[o])
+			printf("%s%s %.1f", any++ ? ", " : " ", order_name(o, b, sizeof(b)),
+			       f->bytes[o] / 1048576.0);
+	printf("%s; PMD %.1f MiB\n", any ? " MiB" : " (no anonymous memory seen)",
+	       f->bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+}
+
+static const char *const ms_short[BENCH_NR_MS] = {
+	"pswpout", "pswpin", "thp_swpout", "thp_swpout_fb", "refault_anon", "pgmajfault",
+};
+
+void bench_print_memstat_header(void)
+{
+	int i;
+
+	printf("  %-14s", "mode");
+	for (i = 0; i < BENCH_NR_MS; i++)
+		printf(" %13s", ms_short[i]);
+	printf("\n");
+}
+
+void bench_print_memstat(const char *mode, const struct bench_memstat *m)
+{
+	char b[24];
+	int i;
+
+	printf("  %-14s", mode);
+	for (i = 0; i < BENCH_NR_MS; i++) {
+		if (m->have[i])
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)m->v[i]);
+		else
+			snprintf(b, sizeof(b), "absent");
+		printf(" %13s", b);
+	}
+	printf("\n");
+}

@@ -879,9 +879,82 @@ t_kill_steps() {
 	note "$n attaches killed at a step end (new, replace, shared): every one left a state the next attach and detach handled"
 }
 
+# --- 10: faults around attach: read-only bpffs, a cgroup removed during
+# attach, detach --all during a bench ------------------------------------------
+
+thp_settings() { grep -H . "$THP"/enabled "$THP"/hugepages-*/enabled 2>/dev/null; }
+
+t_faults() {
+	local c id out rc i d pids=() rcs before f n=0
+	c=$(mkcg flt) && d=$(mkcg flt-keep) || return 1
+	id=$(cg_id "$c")
+	"$M" attach --cgroup "$d" >/dev/null || fail "attach flt-keep" || return 1
+	# bpffs read-only (this mount only, in a private namespace)
+	out=$(unshare -m sh -c 'mount -o remount,bind,ro /sys/fs/bpf || exit 99; exec "$0" attach --cgroup "$1"' \
+		"$M" "$c" 2>&1)
+	rc=$?
+	[ "$rc" = 7 ] && grep -q "Read-only file system" <<<"$out" ||
+		fail "read-only bpffs: exit $rc, want 7 naming it: $out" || return 1
+	[ -z "$(link_of_cgroup "$id")" ] && [ -z "$(ls -d "$PINS/cg-$id"* 2>/dev/null)" ] ||
+		fail "read-only bpffs: the failed attach left a link or pins" || return 1
+	out=$(unshare -m sh -c 'mount -o remount,bind,ro /sys/fs/bpf || exit 99; exec "$0" detach --all' "$M" 2>&1)
+	rc=$?
+	[ "$rc" = 7 ] || fail "detach --all on read-only bpffs: exit $rc: $out" || return 1
+	[ -n "$(link_of_cgroup "$(cg_id "$d")")" ] || fail "read-only detach --all detached flt-keep" || return 1
+
+	# attach against rmdir of its cgroup: attached (the kernel detaches
+	# the link with the cgroup) or refused (4: gone, 7: the kernel refused
+	# a dying cgroup); detach --all removes what is left
+	for i in 1 2 3 4 5 6; do
+		f=$(mkcg "gone-$i") || return 1
+		"$M" attach --cgroup "$f" >/dev/null 2>"$logs/s10-gone-$i.err" &
+		pids+=($!)
+		sleep 0.0$i
+		rmdir "$f" 2>/dev/null || { sleep 0.5; rmdir "$f"; }
+	done
+	rcs=
+	for i in "${pids[@]}"; do
+		wait "$i"; rcs+="$? "
+	done
+	for rc in $rcs; do
+		case $rc in 0|4|7) ;; *) fail "attach against rmdir: exits $rcs ($(cat "$logs"/s10-gone-*.err))" || return 1 ;; esac
+	done
+	# no policy stays attached to a removed cgroup
+	for i in $(seq 30); do
+		n=$("$M" -j status | jq '[.policies[] | select(.attached and .cgroup == null)] | length')
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$n" = 0 ] || fail "$n policies still attached to removed cgroups" || return 1
+	"$M" detach --all >/dev/null || fail "detach --all after the removals" || return 1
+	[ -z "$(ls -A "$PINS" 2>/dev/null)" ] && [ -z "$("$H/bpfobjs" | grep '^link ')" ] ||
+		fail "left after detach --all: $(ls -A "$PINS")" || return 1
+	note "attach against rmdir, 6 rounds: exits $rcs"
+
+	# detach --all while a bench runs with its policy: the bench ends,
+	# restores the THP settings and leaves no pin
+	before=$(thp_settings)
+	f=$logs/s10-bench.out
+	"$M" bench pagefault --modes always,policy --repeats 2 --iterations 8 --size 32M \
+		--quiet >"$f" 2>&1 &
+	i=$!
+	for n in $(seq 600); do
+		ls "$PINS" 2>/dev/null | grep -q '^cg-' && break
+		sleep 0.1
+	done
+	ls "$PINS" 2>/dev/null | grep -q '^cg-' || fail "the bench never attached its policy: $(tail -n3 "$f")" || return 1
+	"$M" detach --all >/dev/null || fail "detach --all during the bench" || return 1
+	wait "$i"
+	rc=$?
+	[ "$rc" = 0 ] || fail "the bench exited $rc after its policy was detached: $(tail -n5 "$f")" || return 1
+	[ "$(thp_settings)" = "$before" ] || fail "THP settings not restored after the bench" || return 1
+	[ -z "$(ls -A "$PINS" 2>/dev/null)" ] || fail "pins left after the bench: $(ls -A "$PINS")" || return 1
+	note "read-only bpffs: attach and detach --all exit 7, nothing changed; detach --all during a bench: bench exit 0, settings restored"
+}
+
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version kill_steps)
+all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version kill_steps faults)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

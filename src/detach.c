@@ -161,6 +161,14 @@ int cmd_detach(int argc, char **argv)
 	if (lock_fd < 0 && lock_fd != -ENOENT)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
 				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
+	/* a link detached whose pins cannot be removed would stay behind as
+	 * a stale pin: on a read-only bpffs nothing is changed */
+	if (lock_fd >= 0 && access(MTHPCTL_PIN_ROOT, W_OK) && errno == EROFS) {
+		close(lock_fd);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "%s is on a read-only mount: nothing detached (mount -o remount,rw %s)",
+				     MTHPCTL_PIN_ROOT, MTHPCTL_BPFFS);
+	}
 	ret = a.all ? detach_all() : detach_one(a.cgroup);
 	if (lock_fd >= 0)
 		close(lock_fd);

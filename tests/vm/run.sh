@@ -842,7 +842,8 @@ t_kill_steps() {
 	id=$(cg_id "$c") idd=$(cg_id "$d")
 	# a new attach (own object: 64K is nobody else's yet)
 	for step in checks probe pins open load ready pin link; do
-		MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 64K >/dev/null 2>&1
+		# (in a group with stderr: bash's "Killed" notice goes there)
+		{ MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 64K >/dev/null 2>&1; } 2>/dev/null
 		rc=$?
 		[ "$rc" = 137 ] || fail "new attach, $step: exit $rc, want 137 (SIGKILL)" || return 1
 		kill_check "$c" "$id" "new attach killed after $step" || return 1
@@ -852,8 +853,9 @@ t_kill_steps() {
 	# a replace: the cgroup keeps the old policy or has the new one, never none
 	"$M" attach --cgroup "$c" --policy never >/dev/null || fail "attach never" || return 1
 	for step in open load ready pin link; do
-		MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 32K --replace \
-			>/dev/null 2>&1
+		# (in a group with stderr: bash's "Killed" notice goes there)
+		{ MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 32K --replace \
+			  >/dev/null 2>&1; } 2>/dev/null
 		rc=$?
 		[ "$rc" = 137 ] || fail "replace, $step: exit $rc" || return 1
 		[ "$(link_of_cgroup "$id" | wc -l)" = 1 ] || fail "replace killed after $step: no policy" || return 1
@@ -865,7 +867,8 @@ t_kill_steps() {
 	"$M" attach --cgroup "$d" --policy fixed --max-size 16K >/dev/null || fail "attach other" || return 1
 	other=$(link_of_cgroup "$idd")
 	for step in share pin link; do
-		MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 16K >/dev/null 2>&1
+		# (in a group with stderr: bash's "Killed" notice goes there)
+		{ MTHPCTL_DEBUG_KILL_AT=$step "$M" attach --cgroup "$c" --policy fixed --max-size 16K >/dev/null 2>&1; } 2>/dev/null
 		rc=$?
 		[ "$rc" = 137 ] || fail "shared attach, $step: exit $rc" || return 1
 		kill_check "$c" "$id" "shared attach killed after $step" || return 1

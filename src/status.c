@@ -876,7 +876,7 @@ static void gather_sharing(struct policy *pol, size_t n, __u64 only)
 	closedir(d);
 }
 
-static size_t gather_pin_dirs(__u64 only, struct policy **out)
+size_t status_gather_pin_dirs(__u64 only, struct policy **out)
 {
 	struct policy *pol = NULL, *np;
 	struct dirent *de;
@@ -947,7 +947,7 @@ int cmd_status(int argc, char **argv)
 	}
 	gather_env(&e);
 	mthpctl_timing("hugepages");
-	n = gather_pin_dirs(only, &pol);
+	n = status_gather_pin_dirs(only, &pol);
 	gather_sharing(pol, n, only);
 	mthpctl_timing("pins");
 	if (n) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -46,20 +47,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
-{
-	struct apply_args *a = state->input;
-
-	switch (key) {
-	case OPT_CONFIG: a->config = arg; break;
-	case OPT_DRY_RUN: a->dry_run = true; break;
-	case OPT_UNIT: a->unit = arg; break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
-	default: return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 static const char doc[] =
 	"Make the attached policies what the configuration says: attach what is "
 	"missing, replace what differs, detach what an earlier apply attached and the "
@@ -72,6 +59,20 @@ static const char doc[] =
 	"  mthpctl apply --dry-run\n"
 	"  mthpctl -p apply --dry-run --config ./policies.conf\n"
 	"  mthpctl apply --unit redis.service";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct apply_args *a = state->input;
+
+	switch (key) {
+	case OPT_CONFIG: a->config = arg; break;
+	case OPT_DRY_RUN: a->dry_run = true; break;
+	case OPT_UNIT: a->unit = arg; break;
+	/* an argument: argp's own "too many arguments" */
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
@@ -181,35 +182,40 @@ static int read_config(const char *only, struct config *c)
 
 /* --- systemd -------------------------------------------------------------- */
 
-/* Run argv (no shell), its stdout into out; its exit status, or -errno. */
+/* Run argv (no shell, found in PATH), its stdout into out (cut to len);
+ * its exit status, or -errno (-ENOENT: no such program). */
 static int run_capture(char *const argv[], char *out, size_t len)
 {
-	int pfd[2], status;
+	posix_spawn_file_actions_t fa;
+	char rest[256];
+	int pfd[2], status, err;
 	size_t got = 0;
 	ssize_t r;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		dup2(pfd[1], STDOUT_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+	posix_spawn_file_actions_init(&fa);
+	/* the copy dup2 makes is not close-on-exec */
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
-	while (len && (r = read(pfd[0], out + got, len - 1 - got)) > 0)
-		got += r;
+	if (err) {
+		close(pfd[0]);
+		return -err;
+	}
+	/* read to the end, keeping what fits: a child blocked on a full pipe
+	 * would never exit */
+	while ((r = read(pfd[0], got + 1 < len ? out + got : rest,
+			 got + 1 < len ? len - 1 - got : sizeof(rest))) > 0 || (r < 0 && errno == EINTR))
+		got += got + 1 < len && r > 0 ? (size_t)r : 0;
 	close(pfd[0]);
 	if (len)
 		out[got] = '\0';
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
@@ -252,7 +258,7 @@ static int unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
 				     "%s:%d: [%s]: `systemctl show -p ControlGroup` failed (%s) (nothing changed)",
 				     e->file, e->line, e->target,
-				     rc < 0 ? strerror(-rc) : rc == 127 ? "systemctl not found" : "see above");
+				     rc == -ENOENT ? "systemctl not found" : rc < 0 ? strerror(-rc) : "see above");
 	rel[strcspn(rel, "\n")] = '\0';
 	if (!rel[0])
 		return 0;	/* not running: no cgroup now */
@@ -563,7 +569,9 @@ static int execute(struct run *r)
 		if (ret) {
 			stopped = true;
 			r->error_code = ret;
-			if (old && a->kind == MTHPCTL_ACT_DETACH)
+			/* a failed replace or detach leaves apply's policy
+			 * as it was */
+			if (old && (a->kind == MTHPCTL_ACT_DETACH || a->kind == MTHPCTL_ACT_REPLACE))
 				next[nn++] = *old;
 			continue;
 		}
@@ -632,7 +640,8 @@ static const char *past(enum mthpctl_action_kind k)
 static const char *why(const struct run *r, const struct mthpctl_action *a)
 {
 	switch (a->kind) {
-	case MTHPCTL_ACT_SKIP: return "not running: no cgroup now (its drop-in attaches at its start)";
+	case MTHPCTL_ACT_SKIP: return "no cgroup now: not running, or no such unit (a service's drop-in "
+				      "attaches at its start)";
 	case MTHPCTL_ACT_LEAVE: return "no longer configured, but attached or replaced by hand since: left alone";
 	case MTHPCTL_ACT_FORGET: return "its cgroup is gone: record dropped";
 	case MTHPCTL_ACT_DETACH: return a->applied >= 0 && r->args->unit ? "the unit's earlier cgroup" :
@@ -814,8 +823,9 @@ int cmd_apply(int argc, char **argv)
 			goto out;
 		}
 	}
-	lock_fd = lock_state();
-	if (lock_fd < 0) {
+	/* a dry run only reads the state file, which is replaced whole */
+	lock_fd = a.dry_run ? -1 : lock_state();
+	if (!a.dry_run && lock_fd < 0) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s/apply.lock: %s",
 				    MTHPCTL_STATE_DIR, strerror(-lock_fd));
 		goto out;

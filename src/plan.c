@@ -1,31 +1,27 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* mthpctl apply's plan and state file, pure (see plan.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan.h"
 
-static int find_have(const struct mthpctl_have *h, size_t nh, __u64 id)
+/* The index of the element of arr (n of them, size bytes each) whose
+ * cgroup id (a __u64 at offset off) is id, or -1. */
+static int find_id(const void *arr, size_t n, size_t size, size_t off, __u64 id)
 {
+	const char *p = arr;
 	size_t i;
 
-	for (i = 0; i < nh; i++)
-		if (h[i].cgroup_id == id)
+	for (i = 0; i < n; i++, p += size)
+		if (*(const __u64 *)(p + off) == id)
 			return i;
 	return -1;
 }
-
-static int find_applied(const struct mthpctl_applied *a, size_t na, __u64 id)
-{
-	size_t i;
-
-	for (i = 0; i < na; i++)
-		if (a[i].cgroup_id == id)
-			return i;
-	return -1;
-}
+#define find_have(h, nh, id)	find_id(h, nh, sizeof(*(h)), offsetof(struct mthpctl_have, cgroup_id), id)
+#define find_applied(a, na, id)	find_id(a, na, sizeof(*(a)), offsetof(struct mthpctl_applied, cgroup_id), id)
 
 static bool wanted_target(const struct mthpctl_want *w, size_t nw, const char *target)
 {

@@ -427,7 +427,7 @@ static int resolve(struct run *r)
 {
 	struct mthpctl_conf *c = &r->cfg.conf;
 	enum mthpctl_cg_result cr;
-	size_t i, n = 0;
+	size_t i, k, n = 0;
 	char why[4400];
 	int ret, e;
 
@@ -460,6 +460,15 @@ static int resolve(struct run *r)
 						     mthpctl_cgroup_describe(r->cgpath[n], cr, e, why, sizeof(why)));
 			w->cgroup = r->cgpath[n];
 		}
+		/* a path and a unit, or two units, naming one cgroup: which
+		 * section wins would be an accident of their order */
+		for (k = 0; w->cgroup_id && k < n; k++)
+			if (r->want[k].cgroup_id == w->cgroup_id)
+				return mthpctl_error(MTHPCTL_EXIT_CONFIG,
+						     "%s:%d: [%s] is the cgroup %s, as [%s] at %s:%d is "
+						     "(one section per cgroup; nothing changed)",
+						     ce->file, ce->line, ce->target, w->cgroup,
+						     r->ent[k]->target, r->ent[k]->file, r->ent[k]->line);
 		r->ent[n++] = ce;
 	}
 	r->nw = n;

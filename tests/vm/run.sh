@@ -945,6 +945,12 @@ t_apply() {
 	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)
 	[ "$(tail -n1 <<<"$out")" = "nothing to change (2 policies as configured)" ] ||
 		{ rm -rf /run/systemd; fail "full apply after the restart: $out"; return 1; }
+	# the unit and its cgroup's path both named: refused (exit 8)
+	printf '[%s]\n[ap-svc.service]\n' "$svc" >"$logs/bad.conf"
+	out=$(PATH=$fake:$PATH "$M" apply --config "$logs/bad.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 8 ] && grep -q "^mthpctl: error: $logs/bad.conf:2: \[ap-svc.service\] is the cgroup $svc, as \[$svc\] at $logs/bad.conf:1 is" <<<"$out" ||
+		{ rm -rf /run/systemd; fail "a unit and its path: exit $rc: $out"; return 1; }
 	# the unit taken out of the file: detached, its drop-in removed
 	printf '[%s]\npolicy = fixed\nmax-size = 16K\n' "$b" >"$conf"
 	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)

@@ -151,15 +151,15 @@ snapshot() {
 	"$H/bpfobjs"
 }
 
-# The snapshot equals BEFORE (struct_ops maps are freed after an RCU grace
-# period: allow a moment).
+# The snapshot (or what the function SNAPSHOT prints) equals BEFORE
+# (struct_ops maps are freed after an RCU grace period: allow a moment).
 same_as() {
-	local before=$1 i
+	local before=$1 snap=${2:-snapshot} i
 	for i in $(seq 30); do
-		[ "$(snapshot)" = "$before" ] && return 0
+		[ "$("$snap")" = "$before" ] && return 0
 		sleep 0.1
 	done
-	diff <(echo "$before") <(snapshot) | sed 's/^/#     /' >&2
+	diff <(echo "$before") <("$snap") | sed 's/^/#     /' >&2
 	return 1
 }
 
@@ -840,7 +840,7 @@ t_apply() {
 	grep -q "^attach    $a: auto (window 1s, threshold 50ms, min-usage 16M)$" <<<"$out" &&
 		grep -q '^dry run, nothing changed: 2 to attach, 0 to replace, 0 to detach, 0 unchanged$' <<<"$out" ||
 		fail "dry run printed: $out" || return 1
-	same_as "$before" || fail "--dry-run changed something" || return 1
+	same_as "$before" apply_snapshot || fail "--dry-run changed something" || return 1
 
 	# apply: both attached, as status reads them back
 	out=$("$M" apply --config "$conf") || fail "apply: $out" || return 1
@@ -860,7 +860,7 @@ t_apply() {
 		fail "second apply printed: $out" || return 1
 	out=$("$M" -j apply --config "$conf") && jq -e '.changes == 0 and ([.actions[].action] == ["keep", "keep"])' <<<"$out" >/dev/null ||
 		fail "second apply -j: $out" || return 1
-	same_as "$before" || fail "a second apply changed something" || return 1
+	same_as "$before" apply_snapshot || fail "a second apply changed something" || return 1
 
 	# edited: b's cap changes (replaced, same link), a is gone (detached),
 	# the hand-attached policy stays
@@ -899,7 +899,7 @@ t_apply() {
 	rc=$?
 	[ "$rc" = 4 ] && grep -q "^mthpctl: error: $logs/bad.conf:3: \[$CG/nonexistent\]: .*does not exist" <<<"$out" ||
 		fail "missing cgroup: exit $rc: $out" || return 1
-	same_as "$before" || fail "a refused file changed something" || return 1
+	same_as "$before" apply_snapshot || fail "a refused file changed something" || return 1
 
 	# units without systemd: one line, exit 4, nothing changed
 	[ ! -e /run/systemd/system ] || fail "/run/systemd/system exists in the VM" || return 1
@@ -909,7 +909,7 @@ t_apply() {
 	[ "$rc" = 4 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
 		grep -q "^mthpctl: error: $logs/unit.conf:3: \[redis.service\]: systemd is not running" <<<"$out" ||
 		fail "unit without systemd: exit $rc: $out" || return 1
-	same_as "$before" || fail "the unit refusal changed something" || return 1
+	same_as "$before" apply_snapshot || fail "the unit refusal changed something" || return 1
 
 	# A unit's restarts, with systemd played by /run/systemd/system and a
 	# systemctl that answers ControlGroup from a table: apply attaches to

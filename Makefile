@@ -7,6 +7,9 @@ DESTDIR		?=
 SBINDIR		?= $(PREFIX)/sbin
 MANDIR		?= $(PREFIX)/share/man
 BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+# systemd reads units from /usr/local/lib/systemd/system as well
+SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR	?= /etc
 
 CC		?= cc
 CLANG		?= clang-19
@@ -62,12 +65,12 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/bench_stats.c \
-		   src/kbtf.c src/needs.c
+		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   src/bench.c src/bench_env.c src/bench_proc.c src/bench_cgroup.c \
 		   src/bench_measure.c src/bench_report.c src/bench_redis.c src/bench_redis_report.c \
 		   src/bench_pagefault.c src/bench_sparse.c src/bench_hook.c src/status_prometheus.c \
-		   src/version.c
+		   src/version.c src/apply.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_SRCS	:= $(wildcard tests/unit/*.c)
@@ -90,7 +93,7 @@ MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 
-.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-patches check-kernel-configs vm-tests vm-check check bench demo
+.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -195,6 +198,12 @@ fuzz-short: $(FUZZ_BINS)
 check-docs: mthpctl $(MANS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 
+# systemd-analyze verify on mthpctl.service and on a service with the drop-in
+# apply writes for a unit target (tests/systemd), with this tree's mthpctl as
+# the command; any message fails it (an unknown key is only a notice there).
+check-units: mthpctl
+	$(Q)tests/check-units.sh $(CURDIR)/mthpctl
+
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)
 vm-tests: $(VM_TEST_BINS)
@@ -228,7 +237,7 @@ check-patches:
 check-kernel-configs:
 	$(Q)scripts/kernel-config-check.sh
 
-check: unit-check unit-check-asan fuzz-short check-docs check-patches vm-check
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-patches vm-check
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests
@@ -251,9 +260,12 @@ $(OUTPUT)/man/%: man/%.rst
 	$(Q)$(RST2MAN) --exit-status=2 $< $@
 
 install: mthpctl $(MANS)
-	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man7 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/mthpctl/policies.d
 	$(Q)install -m 0755 mthpctl $(DESTDIR)$(SBINDIR)/mthpctl
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/mthpctl.service.in > $(OUTPUT)/mthpctl.service
+	$(Q)install -m 0644 $(OUTPUT)/mthpctl.service $(DESTDIR)$(SYSTEMDUNITDIR)/mthpctl.service
 	$(Q)for m in $(MANS); do \
 		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
 	done

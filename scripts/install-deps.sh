@@ -24,6 +24,8 @@ pkgs=(
 	libcmocka-dev python3-docutils jq libclang-rt-19-dev groff-base man-db
 	# promtool (package prometheus) checks status --format=prometheus
 	prometheus
+	# systemd-analyze (package systemd): make check-units verifies the units
+	systemd
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev

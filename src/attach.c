@@ -93,22 +93,8 @@ static const char doc[] =
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-static int pick_policy(const char *name, __u32 *policy)
-{
-	static const char *const names[] = { "auto", "fixed", "never" };
-	static const __u32 ids[] = { MTHPCTL_POLICY_AUTO, MTHPCTL_POLICY_FIXED, MTHPCTL_POLICY_NEVER };
-	int i, n = 0;
-
-	for (i = 0; i < 3; i++)
-		if (!strncmp(names[i], name, strlen(name)) && *name) {
-			*policy = ids[i];
-			n++;
-		}
-	return n == 1 ? 0 : -EINVAL;
-}
-
 /* The PMD order of this kernel: the top of the auto policy's size ladder. */
-static __u32 pmd_order(void)
+__u32 mthpctl_pmd_order(void)
 {
 	char buf[64];
 	__u64 v;
@@ -124,75 +110,17 @@ static __u32 pmd_order(void)
 /* Validate options into params; returns 0 or an exit code (printed). */
 static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 {
-	char desc[32];
-	__u64 v;
-	int order;
-
-	memset(p, 0, sizeof(*p));
-	p->magic = MTHPCTL_PARAMS_MAGIC;
-	p->policy = MTHPCTL_POLICY_AUTO;
-	p->max_order = MTHPCTL_NO_CAP;
-	p->top_order = pmd_order();
-	p->window_ns = MTHPCTL_DEFAULT_WINDOW_NS;
-	p->threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS;
-	p->min_usage = MTHPCTL_DEFAULT_MIN_USAGE;
+	const struct mthpctl_policy_spec spec = {
+		.policy = a->policy, .threshold = a->threshold, .window = a->window,
+		.min_usage = a->min_usage, .max_size = a->max_size,
+	};
+	char err[512];
 
 	if (!a->cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "--cgroup PATH is required");
-	if (a->policy && pick_policy(a->policy, &p->policy))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "unknown policy '%s' (use auto, fixed or never)", a->policy);
-	if (p->policy != MTHPCTL_POLICY_AUTO && (a->threshold || a->window || a->min_usage))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "--threshold, --window and --min-usage apply to --policy auto only");
-	if (p->policy == MTHPCTL_POLICY_NEVER && a->max_size)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "--max-size does not apply to --policy never (use fixed)");
-	if (p->policy == MTHPCTL_POLICY_FIXED && !a->max_size)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "--policy fixed needs --max-size SIZE (e.g. 64K)");
-	if (a->window) {
-		if (mthpctl_parse_duration(a->window, &v) || v < 10000000ULL || v > 60000000000ULL)
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "bad --window '%s' (a duration from 10ms to 60s, e.g. 1s)",
-					     a->window);
-		p->window_ns = v;
-	}
-	if (a->threshold) {
-		if (mthpctl_parse_duration(a->threshold, &v) || !v)
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "bad --threshold '%s' (a duration above 0, e.g. 100ms)",
-					     a->threshold);
-		p->threshold_ns = v;
-	}
-	if (p->threshold_ns > p->window_ns)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "--threshold must not exceed --window (stall per window)");
-	if (a->min_usage) {
-		if (mthpctl_parse_size(a->min_usage, &v))
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "bad --min-usage '%s' (a size, e.g. 16M; 0 turns the rule off)",
-					     a->min_usage);
-		p->min_usage = v;
-	}
-	if (a->max_size) {
-		order = -EINVAL;
-		if (!mthpctl_parse_size(a->max_size, &v))
-			order = mthpctl_size_to_order(v, mthpctl_page_size());
-		if (order < 0)
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "bad --max-size '%s' (a power of two from 4K, e.g. 64K or 2M)",
-					     a->max_size);
-		/* no anonymous folio is larger than a PMD: a larger cap would
-		 * read as a limit but limit nothing */
-		if ((__u32)order > p->top_order)
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "bad --max-size '%s': above %s, the largest THP size of "
-					     "this kernel (hpage_pmd_size); leave it out for no cap",
-					     a->max_size, mthpctl_format_size(mthpctl_page_size() <<
-									p->top_order, desc, sizeof(desc)));
-		p->max_order = order;
-	}
+	if (mthpctl_policy_build(&spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", p,
+				 err, sizeof(err), NULL))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s", err);
 	return 0;
 }
 

@@ -105,29 +105,76 @@ static int detach_all(void)
 	return MTHPCTL_EXIT_OK;
 }
 
-static int detach_one(const char *cgroup)
+/* Detach the policy of cgroup id (named name in messages) and the
+ * leftovers of its interrupted operations, under the lock. */
+/* A link detached whose pins cannot be removed would stay behind as a
+ * stale pin: on a read-only bpffs nothing is changed. 0 or an exit code. */
+static int refuse_read_only(void)
 {
-	enum mthpctl_cg_result cr;
-	char dir[4096], msg[4400];
-	__u64 id;
-	int e, err;
+	if (access(MTHPCTL_PIN_ROOT, W_OK) == 0 || errno != EROFS)
+		return 0;
+	return mthpctl_error(MTHPCTL_EXIT_FAIL,
+			     "%s is on a read-only mount: nothing detached (mount -o remount,rw %s)",
+			     MTHPCTL_PIN_ROOT, MTHPCTL_BPFFS);
+}
 
-	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, &id, &e);
-	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s%s",
-				     mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
-				     cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
+int mthpctl_detach_id(__u64 id, const char *name)
+{
+	char dir[4096];
+	int err, lock_fd;
+
+	/* serialized with attach (no pin root: nothing to detach, nothing
+	 * to lock; the check below says so) */
+	lock_fd = mthpctl_lock_pins(false);
+	if (lock_fd < 0 && lock_fd != -ENOENT)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
+				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
-	if (access(dir, F_OK))
-		return mthpctl_error(MTHPCTL_EXIT_STATE, "%s has no policy attached by mthpctl (see mthpctl status)",
-				     cgroup);
-	err = detach_dir(dir);
+	err = refuse_read_only();
 	if (err)
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
+		goto out;
+	if (access(dir, F_OK)) {
+		err = mthpctl_error(MTHPCTL_EXIT_STATE, "%s has no policy attached by mthpctl (see mthpctl status)",
+				    name);
+		goto out;
+	}
+	err = detach_dir(dir);
+	if (err) {
+		err = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
+		goto out;
+	}
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", dir, sizeof(dir));
 	detach_dir(dir);
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_old", dir, sizeof(dir));
 	detach_dir(dir);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return err;
+}
+
+int mthpctl_detach(const char *cgroup, __u64 *id)
+{
+	enum mthpctl_cg_result cr;
+	char msg[4400];
+	int e;
+
+	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
+	if (cr != MTHPCTL_CG_OK)
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s%s",
+				     mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
+				     cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
+	return mthpctl_detach_id(*id, cgroup);
+}
+
+static int detach_one(const char *cgroup)
+{
+	__u64 id;
+	int ret;
+
+	ret = mthpctl_detach(cgroup, &id);
+	if (ret)
+		return ret;
 	if (g.json) {
 		mthpctl_json_begin();
 		jw_obj_open(&g.jw);
@@ -155,21 +202,15 @@ int cmd_detach(int argc, char **argv)
 	ret = mthpctl_check_bpffs();
 	if (ret)
 		return ret;
-	/* serialized with attach (no pin root: nothing to detach, nothing
-	 * to lock; detach_one() says so) */
+	if (a.cgroup)
+		return detach_one(a.cgroup);	/* locks for itself */
 	lock_fd = mthpctl_lock_pins(false);
 	if (lock_fd < 0 && lock_fd != -ENOENT)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
 				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
-	/* a link detached whose pins cannot be removed would stay behind as
-	 * a stale pin: on a read-only bpffs nothing is changed */
-	if (lock_fd >= 0 && access(MTHPCTL_PIN_ROOT, W_OK) && errno == EROFS) {
-		close(lock_fd);
-		return mthpctl_error(MTHPCTL_EXIT_FAIL,
-				     "%s is on a read-only mount: nothing detached (mount -o remount,rw %s)",
-				     MTHPCTL_PIN_ROOT, MTHPCTL_BPFFS);
-	}
-	ret = a.all ? detach_all() : detach_one(a.cgroup);
+	ret = refuse_read_only();
+	if (!ret)
+		ret = detach_all();
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return ret;

@@ -57,6 +57,7 @@ static const struct cmd {
 	{ "status", cmd_status },
 	{ "bench", cmd_bench },
 	{ "version", cmd_version },
+	{ "apply", cmd_apply },
 };
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -90,7 +91,7 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		if (cmd_index < 0 && !g.version)
-			argp_error(state, "missing COMMAND (attach, detach, status, bench or version)");
+			argp_error(state, "missing COMMAND (attach, detach, status, apply, bench or version)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -109,6 +110,7 @@ static const char top_doc[] =
 	"  attach   load a policy and attach it to a cgroup (pinned, no daemon)\n"
 	"  detach   detach the policy of a cgroup (or --all) and remove its pins\n"
 	"  status   kernel support, global THP settings, attached policies\n"
+	"  apply    make the attached policies what /etc/mthpctl/policies.conf says\n"
 	"  bench    benchmark THP modes and a policy (redis, pagefault, sparse)\n"
 	"  version  mthpctl and libbpf versions, kernel features, what is missing\n"
 	"\n"
@@ -119,11 +121,12 @@ static const char top_doc[] =
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis\n"
 	"  mthpctl status -p\n"
 	"  mthpctl detach --all\n"
+	"  mthpctl apply --dry-run\n"
 	"  mthpctl -j version\n"
 	"\n"
 	"Exit status: 0 ok, 1 usage, 2 permission, 3 unsupported kernel, "
 	"4 bad cgroup path, 5 state conflict, 6 bpffs not mounted, "
-	"7 BPF load/attach failure (see mthpctl(8)).";
+	"7 BPF load/attach failure, 8 configuration refused (see mthpctl(8)).";
 
 static const struct argp top_argp = {
 	NULL, top_parse, "COMMAND [ARGS...]", top_doc, top_children, NULL, NULL
@@ -140,10 +143,10 @@ int main(int argc, char **argv)
 	if (!c) {
 		if (nmatch > 1)
 			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "command '%s' is ambiguous (attach, detach, status, bench, version)",
+					     "command '%s' is ambiguous (attach, detach, status, apply, bench, version)",
 					     argv[cmd_index]);
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "unknown command '%s' (attach, detach, status, bench, version; see mthpctl --help)",
+				     "unknown command '%s' (attach, detach, status, apply, bench, version; see mthpctl --help)",
 				     argv[cmd_index]);
 	}
 	mthpctl_libbpf_setup();

@@ -20,11 +20,15 @@ enum {
 	MTHPCTL_EXIT_STATE = 5,		/* already attached / not attached */
 	MTHPCTL_EXIT_BPFFS = 6,		/* bpffs not mounted */
 	MTHPCTL_EXIT_FAIL = 7,		/* load/attach/pin failed otherwise */
+	MTHPCTL_EXIT_CONFIG = 8,	/* apply: the configuration is refused */
 };
 
 struct mthpctl_global {
 	bool json, pretty, verbose, version;
 	struct jw jw;
+	/* set: mthpctl_error() stores its message here instead of printing */
+	char *error_buf;
+	size_t error_len;
 };
 extern struct mthpctl_global g;
 extern const struct argp mthpctl_global_argp;
@@ -35,6 +39,30 @@ extern const struct argp_child mthpctl_subcommand_children[];
 int mthpctl_error(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void mthpctl_json_begin(void);	/* jw on stdout with -p honoured */
+
+/*
+ * A policy as its options give it (attach's command line, a section of
+ * apply's configuration): strings as typed, NULL when not given.
+ */
+struct mthpctl_policy_spec {
+	const char *policy, *threshold, *window, *min_usage, *max_size;
+};
+/* Which option mthpctl_policy_build() refused (MTHPCTL_SPEC_NONE: a
+ * combination of them). */
+enum mthpctl_spec_field {
+	MTHPCTL_SPEC_NONE = -1,
+	MTHPCTL_SPEC_POLICY, MTHPCTL_SPEC_THRESHOLD, MTHPCTL_SPEC_WINDOW,
+	MTHPCTL_SPEC_MIN_USAGE, MTHPCTL_SPEC_MAX_SIZE,
+};
+/* policy_spec.c, pure: validate a spec into parameters for a kernel whose
+ * PMD order is top_order. On a refusal: MTHPCTL_EXIT_USAGE, the message in
+ * err (option names written with opt_prefix: "--" for attach, "" for a
+ * configuration file) and the option at fault in *field (may be NULL). */
+int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, __u64 page_size,
+			 const char *opt_prefix, struct mthpctl_params *p, char *err, size_t len,
+			 enum mthpctl_spec_field *field);
+/* The same parameters (what attaching with either would load)? */
+bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_params *b);
 
 /* Parameters as text ("auto (window 1s, threshold 100ms, min-usage 16M)"). */
 char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len);
@@ -103,12 +131,21 @@ struct mthpctl_attach_result {
 	__u64 shared_with;	/* that cgroup's id */
 	char pin[4096];
 };
+/* The PMD order of this kernel (hpage_pmd_size): the top of auto's ladder. */
+__u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
 		   struct mthpctl_attach_result *res);
+
+/* detach.c: detach the policy of the cgroup directory (*id: its cgroup
+ * id), or of cgroup id (name: how messages call it); errors printed. An
+ * exit code (MTHPCTL_EXIT_STATE: it has none). */
+int mthpctl_detach(const char *cgroup, __u64 *id);
+int mthpctl_detach_id(__u64 id, const char *name);
 
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_apply(int argc, char **argv);	/* apply.c */
 int cmd_bench(int argc, char **argv);	/* bench.c */
 int cmd_version(int argc, char **argv);
 /* What version and -V print; an exit code (version.c). */

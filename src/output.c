@@ -20,7 +20,10 @@ int mthpctl_error(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (g.json) {
+	if (g.error_buf) {
+		/* a command that reports the error inside its own output */
+		snprintf(g.error_buf, g.error_len, "%s", msg);
+	} else if (g.json) {
 		struct jw w;
 
 		jw_init(&w, stdout, g.pretty);

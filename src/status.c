@@ -857,7 +857,7 @@ static void gather_sharing(struct policy *pol, size_t n, __u64 only)
 		pol[0].object_cgroups = pol[0].object_links;
 }
 
-static size_t gather_pin_dirs(__u64 only, struct policy **out)
+size_t status_gather_pin_dirs(__u64 only, struct policy **out)
 {
 	struct policy *pol = NULL, *np;
 	struct dirent *de;
@@ -928,7 +928,7 @@ int cmd_status(int argc, char **argv)
 	}
 	gather_env(&e);
 	mthpctl_timing("hugepages");
-	n = gather_pin_dirs(only, &pol);
+	n = status_gather_pin_dirs(only, &pol);
 	mthpctl_timing("pins");
 	if (n) {
 		/* one walk: the subtree of --cgroup, or the whole cgroup2 tree */

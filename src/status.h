@@ -65,6 +65,11 @@ void status_gather_kernel(struct env *e);
 void status_kernel_json(struct jw *w, const struct env *e);
 void status_kernel_plain(const struct env *e);
 
+/* The policies pinned under the pin root (only: that cgroup id's alone, 0:
+ * all), their pins read (gather_pins: link, parameters, totals; cgstate_fd
+ * left open, the caller closes it). Returns how many, in *out (malloc'd). */
+size_t status_gather_pin_dirs(__u64 only, struct policy **out);
+
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */
 __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason);

@@ -16,5 +16,6 @@ int main(void)
 	failed += run_status_tests();
 	failed += run_kbtf_tests();
 	failed += run_needs_tests();
+	failed += run_apply_tests();
 	return failed ? 1 : 0;
 }

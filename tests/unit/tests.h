@@ -17,4 +17,5 @@ int run_bench_tests(void);
 int run_status_tests(void);
 int run_kbtf_tests(void);
 int run_needs_tests(void);
+int run_apply_tests(void);
 #endif

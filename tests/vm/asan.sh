@@ -7,7 +7,8 @@
 #   scripts/vm-run.sh -k KDIR -- tests/vm/asan.sh
 #
 # attach, status (text, -j, --cgroup), attach --replace, detach, the usual
-# refusals, and a short pagefault and redis bench. A step fails on its exit
+# refusals, apply (plan, apply, no-op, edit, refusals), and a short
+# pagefault and redis bench. A step fails on its exit
 # status or on any sanitizer report (every report is fatal and exits 86;
 # leaks are reported at exit). Prints `ok - NAME` / `not ok - NAME: reason`,
 # then `N passed, N failed`.
@@ -72,6 +73,25 @@ step "detach" 0 detach --cgroup "$CG"
 step "detach --all (none left)" 0 detach --all
 step "status -j without policies" 0 -j status
 json "status -j: none" '.policies | length == 0'
+# apply: a configuration of two paths (one a cgroup with a space), its
+# plan, the apply, a no-op, an edit (replace, detach), a refused file and a
+# unit without systemd
+mkdir -p "$CG/ap 1" "$CG/ap2"
+printf '[%s]\nthreshold = 50ms\n[%s]\npolicy = fixed\nmax-size = 64K\nprivate = yes\n' \
+	"$CG/ap 1" "$CG/ap2" >"$out/apply.conf"
+step "apply --dry-run -p" 0 -p apply --config "$out/apply.conf" --dry-run
+json "apply --dry-run JSON" '.changes == 2 and (.actions | length == 2)'
+step "apply" 0 apply --config "$out/apply.conf"
+step "apply again -j" 0 -j apply --config "$out/apply.conf"
+json "apply again: no change" '.changes == 0'
+printf '[%s]\npolicy = never\n' "$CG/ap2" >"$out/apply.conf"
+step "apply edited" 0 apply --config "$out/apply.conf"
+printf '[%s]\npolicy = never\n[%s]\nmax-size = 5K\n' "$CG/ap2" "$CG/ap 1" >"$out/apply.conf"
+step "apply a refused file" 8 -j apply --config "$out/apply.conf"
+printf '[x.service]\n' >"$out/apply.conf"
+step "apply a unit without systemd" 4 apply --config "$out/apply.conf"
+"$A" detach --all >/dev/null 2>&1
+rmdir "$CG/ap 1" "$CG/ap2"
 step "bench pagefault" 0 -j bench pagefault --size 8M --iterations 1 --repeats 1 --quiet
 json "bench pagefault JSON" '.modes | length >= 2'
 step "bench redis" 0 -j bench redis --keys 500 --requests 500 --clients 2 --pipeline 8 \

@@ -151,15 +151,15 @@ snapshot() {
 	"$H/bpfobjs"
 }
 
-# The snapshot equals BEFORE (struct_ops maps are freed after an RCU grace
-# period: allow a moment).
+# The snapshot (or what the function SNAPSHOT prints) equals BEFORE
+# (struct_ops maps are freed after an RCU grace period: allow a moment).
 same_as() {
-	local before=$1 i
+	local before=$1 snap=${2:-snapshot} i
 	for i in $(seq 30); do
-		[ "$(snapshot)" = "$before" ] && return 0
+		[ "$("$snap")" = "$before" ] && return 0
 		sleep 0.1
 	done
-	diff <(echo "$before") <(snapshot) | sed 's/^/#     /' >&2
+	diff <(echo "$before") <("$snap") | sed 's/^/#     /' >&2
 	return 1
 }
 
@@ -955,9 +955,162 @@ t_faults() {
 	note "read-only bpffs: attach and detach --all exit 7, nothing changed; detach --all during a bench: bench exit 0, settings restored"
 }
 
+# --- 11: apply, a configuration of cgroup paths and units ----------------------
+
+APPLIED=/run/mthpctl/applied
+
+# snapshot plus apply's record of what it attached
+apply_snapshot() { snapshot; cat "$APPLIED" 2>/dev/null; }
+
+t_apply() {
+	local a b h conf out rc before ida idb idh link j svc fake old new
+	a=$(mkcg ap-a) && b=$(mkcg ap-b) && h=$(mkcg ap-hand) || return 1
+	ida=$(cg_id "$a") idb=$(cg_id "$b") idh=$(cg_id "$h")
+	rm -f "$APPLIED"
+	conf=$logs/apply.conf
+	printf '# two cgroups by path\n[%s]\npolicy = auto\nthreshold = 50ms\n\n[%s]\npolicy = fixed\nmax-size = 64K\n' \
+		"$a" "$b" >"$conf"
+	# attached by hand, named nowhere in the file: apply leaves it alone
+	"$M" attach --cgroup "$h" --policy never >/dev/null || fail "attach by hand" || return 1
+
+	# --dry-run: the plan, text and JSON; nothing changes
+	before=$(apply_snapshot)
+	out=$("$M" -j apply --config "$conf" --dry-run) || fail "dry run -j: $out" || return 1
+	jq -e --arg a "$a" --arg b "$b" --arg src "$conf:2" '.dry_run and .changes == 2 and
+	       ([.actions[].action] == ["attach", "attach"]) and .actions[0].target == $a and
+	       .actions[0].source == $src and .actions[0].params.threshold_ns == 50000000 and
+	       .actions[1].cgroup == $b and .actions[1].params.max_size_bytes == 65536 and
+	       (.actions | all(.done == false)) and .dropins == []' <<<"$out" >/dev/null ||
+		fail "dry run JSON: $out" || return 1
+	out=$("$M" apply --config "$conf" --dry-run) || fail "dry run: $out" || return 1
+	grep -q "^attach    $a: auto (window 1s, threshold 50ms, min-usage 16M)$" <<<"$out" &&
+		grep -q '^dry run, nothing changed: 2 to attach, 0 to replace, 0 to detach, 0 unchanged$' <<<"$out" ||
+		fail "dry run printed: $out" || return 1
+	same_as "$before" apply_snapshot || fail "--dry-run changed something" || return 1
+
+	# apply: both attached, as status reads them back
+	out=$("$M" apply --config "$conf") || fail "apply: $out" || return 1
+	grep -q "^attached  $b: fixed (max-size 64K)$" <<<"$out" &&
+		grep -q '^2 to attach, 0 to replace, 0 to detach, 0 unchanged (done)$' <<<"$out" ||
+		fail "apply printed: $out" || return 1
+	policy_json "$a" | jq -e '.attached and .policy == "auto" and .params.threshold_ns == 50000000' >/dev/null &&
+		policy_json "$b" | jq -e '.attached and .policy == "fixed" and .params.max_size_bytes == 65536' >/dev/null ||
+		fail "status after apply: $(status_json | jq -c '[.policies[] | {cgroup, policy, params}]')" || return 1
+	grep -q "^$ida [0-9]* 0 .* $a\$" "$APPLIED" && ! grep -q " $h\$" "$APPLIED" ||
+		fail "state file: $(cat "$APPLIED")" || return 1
+
+	# again: nothing to change, nothing changes
+	before=$(apply_snapshot)
+	out=$("$M" apply --config "$conf") || fail "second apply: $out" || return 1
+	[ "$(tail -n1 <<<"$out")" = "nothing to change (2 policies as configured)" ] ||
+		fail "second apply printed: $out" || return 1
+	out=$("$M" -j apply --config "$conf") && jq -e '.changes == 0 and ([.actions[].action] == ["keep", "keep"])' <<<"$out" >/dev/null ||
+		fail "second apply -j: $out" || return 1
+	same_as "$before" apply_snapshot || fail "a second apply changed something" || return 1
+
+	# edited: b's cap changes (replaced, same link), a is gone (detached),
+	# the hand-attached policy stays
+	link=$(link_of_cgroup "$idb")
+	printf '[%s]\npolicy = fixed\nmax-size = 16K\n' "$b" >"$conf"
+	out=$("$M" apply --config "$conf") || fail "apply edited: $out" || return 1
+	grep -q "^replaced  $b: fixed (max-size 16K), was fixed (max-size 64K)$" <<<"$out" &&
+		grep -q "^detached  $a (cgroup id $ida): no longer in the configuration$" <<<"$out" ||
+		fail "apply edited printed: $out" || return 1
+	[ "$(link_of_cgroup "$idb")" = "$link" ] || fail "replace made a new link" || return 1
+	[ -z "$(link_of_cgroup "$ida")" ] && [ ! -e "$PINS/cg-$ida" ] || fail "$a still has a policy" || return 1
+	policy_json "$b" | jq -e '.params.max_size_bytes == 16384' >/dev/null || fail "b not 16K" || return 1
+	policy_json "$h" | jq -e '.attached and .policy == "never"' >/dev/null || fail "hand-attached policy gone" || return 1
+
+	# a policy attached by hand to a cgroup apply detached: not apply's now
+	"$M" attach --cgroup "$a" --policy never >/dev/null || fail "attach a by hand" || return 1
+	out=$("$M" apply --config "$conf") && [ "$(tail -n1 <<<"$out")" = "nothing to change (1 policy as configured)" ] ||
+		fail "apply after a hand attach: $out" || return 1
+	policy_json "$a" | jq -e '.attached' >/dev/null || fail "apply detached a hand-attached policy" || return 1
+
+	# a bad file is refused whole, with FILE:LINE, and nothing changes
+	before=$(apply_snapshot)
+	printf '[%s]\npolicy = never\n\n[%s]\nwindow = 5x\n' "$b" "$h" >"$logs/bad.conf"
+	out=$("$M" apply --config "$logs/bad.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 8 ] && [ "$out" = "mthpctl: error: $logs/bad.conf:5: [$h]: bad window '5x' (a duration from 10ms to 60s, e.g. 1s) (nothing changed)" ] ||
+		fail "bad window: exit $rc: $out" || return 1
+	printf '[%s]\npolicy = never\nmax_size = 2M\n' "$b" >"$logs/bad.conf"
+	out=$("$M" -j apply --config "$logs/bad.conf")
+	rc=$?
+	[ "$rc" = 8 ] && jq -e --arg f "$logs/bad.conf:3: " '.exit_code == 8 and (.error | startswith($f + "unknown key '"'"'max_size'"'"'"))' <<<"$out" >/dev/null ||
+		fail "unknown key: exit $rc: $out" || return 1
+	# a path that is no cgroup: refused before anything changes (exit 4)
+	printf '[%s]\npolicy = never\n[%s/nonexistent]\n' "$b" "$CG" >"$logs/bad.conf"
+	out=$("$M" apply --config "$logs/bad.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 4 ] && grep -q "^mthpctl: error: $logs/bad.conf:3: \[$CG/nonexistent\]: .*does not exist" <<<"$out" ||
+		fail "missing cgroup: exit $rc: $out" || return 1
+	same_as "$before" apply_snapshot || fail "a refused file changed something" || return 1
+
+	# units without systemd: one line, exit 4, nothing changed
+	[ ! -e /run/systemd/system ] || fail "/run/systemd/system exists in the VM" || return 1
+	printf '[%s]\npolicy = never\n[redis.service]\npolicy = never\n' "$b" >"$logs/unit.conf"
+	out=$("$M" apply --config "$logs/unit.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 4 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+		grep -q "^mthpctl: error: $logs/unit.conf:3: \[redis.service\]: systemd is not running" <<<"$out" ||
+		fail "unit without systemd: exit $rc: $out" || return 1
+	same_as "$before" apply_snapshot || fail "the unit refusal changed something" || return 1
+
+	# A unit's restarts, with systemd played by /run/systemd/system and a
+	# systemctl that answers ControlGroup from a table: apply attaches to
+	# the unit's cgroup and writes its drop-in; the unit "restarts" (its
+	# cgroup removed and made anew, which detaches the link); the drop-in's
+	# command, apply --unit, attaches to the new cgroup.
+	svc=$(mkcg ap-svc) || return 1
+	fake=$logs/fakebin
+	mkdir -p "$fake" /run/systemd/system || fail "cannot make /run/systemd/system" || return 1
+	printf '%s\n' '#!/bin/sh' 'case $1 in' \
+		'show) for u; do :; done; sed -n "s/^$u //p" "$0.units" ;;' \
+		'daemon-reload) echo reload >>"$0.log" ;;' '*) exit 1 ;;' 'esac' >"$fake/systemctl"
+	chmod +x "$fake/systemctl"
+	echo "ap-svc.service /mthp-vm/ap-svc" >"$fake/systemctl.units"
+	: >"$fake/systemctl.log"
+	printf '[%s]\npolicy = fixed\nmax-size = 16K\n[ap-svc.service]\npolicy = fixed\nmax-size = 32K\n' "$b" >"$conf"
+	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1) || { rm -rf /run/systemd; fail "apply with a unit: $out"; return 1; }
+	j=$(cat /run/systemd/system/ap-svc.service.d/50-mthpctl.conf 2>/dev/null)
+	old=$(cg_id "$svc")
+	grep -q "^attached  ap-svc.service ($svc): fixed (max-size 32K)$" <<<"$out" &&
+		grep -qx "ExecStartPre=-+$(readlink -f "$M") apply --unit %n" <<<"$j" &&
+		[ "$(cat "$fake/systemctl.log")" = reload ] && [ -n "$(link_of_cgroup "$old")" ] ||
+		{ rm -rf /run/systemd; fail "apply with a unit printed: $out; drop-in: $j"; return 1; }
+	rmdir "$svc" && mkdir "$svc" || { rm -rf /run/systemd; fail "cannot re-create $svc"; return 1; }
+	new=$(cg_id "$svc")
+	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" --unit ap-svc.service 2>&1)
+	rc=$?
+	grep -q "^attached  ap-svc.service ($svc): fixed (max-size 32K)$" <<<"$out" &&
+		grep -q "^forget    ap-svc.service (cgroup id $old): its cgroup is gone" <<<"$out" ||
+		{ rm -rf /run/systemd; fail "apply --unit after the restart: exit $rc: $out"; return 1; }
+	[ -n "$(link_of_cgroup "$new")" ] && grep -q "^$new .* ap-svc.service\$" "$APPLIED" &&
+		grep -q " $b\$" "$APPLIED" || { rm -rf /run/systemd; fail "after the restart: $(cat "$APPLIED")"; return 1; }
+	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)
+	[ "$(tail -n1 <<<"$out")" = "nothing to change (2 policies as configured)" ] ||
+		{ rm -rf /run/systemd; fail "full apply after the restart: $out"; return 1; }
+	# the unit and its cgroup's path both named: refused (exit 8)
+	printf '[%s]\n[ap-svc.service]\n' "$svc" >"$logs/bad.conf"
+	out=$(PATH=$fake:$PATH "$M" apply --config "$logs/bad.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 8 ] && grep -q "^mthpctl: error: $logs/bad.conf:2: \[ap-svc.service\] is the cgroup $svc, as \[$svc\] at $logs/bad.conf:1 is" <<<"$out" ||
+		{ rm -rf /run/systemd; fail "a unit and its path: exit $rc: $out"; return 1; }
+	# the unit taken out of the file: detached, its drop-in removed
+	printf '[%s]\npolicy = fixed\nmax-size = 16K\n' "$b" >"$conf"
+	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)
+	rc=$?
+	[ ! -e /run/systemd/system/ap-svc.service.d ] && [ -z "$(link_of_cgroup "$new")" ] &&
+		grep -q "^removed   /run/systemd/system/ap-svc.service.d/50-mthpctl.conf$" <<<"$out" ||
+		{ rm -rf /run/systemd; fail "unit removed from the file: exit $rc: $out"; return 1; }
+	rm -rf /run/systemd
+	note "apply: dry run, attach 2, no-op, replace+detach, hand attach kept, 3 refusals (exit 8, 8, 4), no systemd (exit 4), a unit's restart re-attached by apply --unit ($old -> $new)"
+}
+
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version kill_steps faults)
+all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version kill_steps faults apply)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

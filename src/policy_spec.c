@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * A policy's options (strings as typed) into its parameters, with the
+ * refusal of a bad value as one line naming the fix. Pure: attach calls it
+ * with its command line, apply with each section of its configuration.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mthpctl.h"
+#include "parse.h"
+
+/* auto, fixed, never, or a unique prefix of one */
+static int pick_policy(const char *name, __u32 *policy)
+{
+	static const char *const names[] = { "auto", "fixed", "never" };
+	static const __u32 ids[] = { MTHPCTL_POLICY_AUTO, MTHPCTL_POLICY_FIXED, MTHPCTL_POLICY_NEVER };
+	int i, n = 0;
+
+	for (i = 0; i < 3; i++)
+		if (!strncmp(names[i], name, strlen(name)) && *name) {
+			*policy = ids[i];
+			n++;
+		}
+	return n == 1 ? 0 : -EINVAL;
+}
+
+__attribute__((format(printf, 5, 6)))
+static int refuse(char *err, size_t len, enum mthpctl_spec_field *field,
+		  enum mthpctl_spec_field which, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	if (field)
+		*field = which;
+	return MTHPCTL_EXIT_USAGE;
+}
+
+int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, __u64 page_size,
+			 const char *o, struct mthpctl_params *p, char *err, size_t len,
+			 enum mthpctl_spec_field *field)
+{
+	char desc[32];
+	__u64 v;
+	int order;
+
+	memset(p, 0, sizeof(*p));
+	p->magic = MTHPCTL_PARAMS_MAGIC;
+	p->policy = MTHPCTL_POLICY_AUTO;
+	p->max_order = MTHPCTL_NO_CAP;
+	p->top_order = top_order;
+	p->window_ns = MTHPCTL_DEFAULT_WINDOW_NS;
+	p->threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS;
+	p->min_usage = MTHPCTL_DEFAULT_MIN_USAGE;
+
+	if (s->policy && pick_policy(s->policy, &p->policy))
+		return refuse(err, len, field, MTHPCTL_SPEC_POLICY,
+			      "unknown policy '%s' (use auto, fixed or never)", s->policy);
+	if (p->policy != MTHPCTL_POLICY_AUTO && (s->threshold || s->window || s->min_usage))
+		return refuse(err, len, field,
+			      s->threshold ? MTHPCTL_SPEC_THRESHOLD :
+			      s->window ? MTHPCTL_SPEC_WINDOW : MTHPCTL_SPEC_MIN_USAGE,
+			      "%sthreshold, %swindow and %smin-usage apply to %spolicy auto only",
+			      o, o, o, o);
+	if (p->policy == MTHPCTL_POLICY_NEVER && s->max_size)
+		return refuse(err, len, field, MTHPCTL_SPEC_MAX_SIZE,
+			      "%smax-size does not apply to %spolicy never (use fixed)", o, o);
+	if (p->policy == MTHPCTL_POLICY_FIXED && !s->max_size)
+		return refuse(err, len, field, MTHPCTL_SPEC_POLICY,
+			      "%spolicy fixed needs %smax-size SIZE (e.g. 64K)", o, o);
+	if (s->window) {
+		if (mthpctl_parse_duration(s->window, &v) || v < 10000000ULL || v > 60000000000ULL)
+			return refuse(err, len, field, MTHPCTL_SPEC_WINDOW,
+				      "bad %swindow '%s' (a duration from 10ms to 60s, e.g. 1s)",
+				      o, s->window);
+		p->window_ns = v;
+	}
+	if (s->threshold) {
+		if (mthpctl_parse_duration(s->threshold, &v) || !v)
+			return refuse(err, len, field, MTHPCTL_SPEC_THRESHOLD,
+				      "bad %sthreshold '%s' (a duration above 0, e.g. 100ms)",
+				      o, s->threshold);
+		p->threshold_ns = v;
+	}
+	if (p->threshold_ns > p->window_ns)
+		return refuse(err, len, field, s->threshold ? MTHPCTL_SPEC_THRESHOLD : MTHPCTL_SPEC_WINDOW,
+			      "%sthreshold must not exceed %swindow (stall per window)", o, o);
+	if (s->min_usage) {
+		if (mthpctl_parse_size(s->min_usage, &v))
+			return refuse(err, len, field, MTHPCTL_SPEC_MIN_USAGE,
+				      "bad %smin-usage '%s' (a size, e.g. 16M; 0 turns the rule off)",
+				      o, s->min_usage);
+		p->min_usage = v;
+	}
+	if (s->max_size) {
+		order = -EINVAL;
+		if (!mthpctl_parse_size(s->max_size, &v))
+			order = mthpctl_size_to_order(v, page_size);
+		if (order < 0)
+			return refuse(err, len, field, MTHPCTL_SPEC_MAX_SIZE,
+				      "bad %smax-size '%s' (a power of two from 4K, e.g. 64K or 2M)",
+				      o, s->max_size);
+		/* no anonymous folio is larger than a PMD: a larger cap would
+		 * read as a limit but limit nothing */
+		if ((__u32)order > p->top_order)
+			return refuse(err, len, field, MTHPCTL_SPEC_MAX_SIZE,
+				      "bad %smax-size '%s': above %s, the largest THP size of "
+				      "this kernel (hpage_pmd_size); leave it out for no cap",
+				      o, s->max_size,
+				      mthpctl_format_size(page_size << p->top_order, desc, sizeof(desc)));
+		p->max_order = order;
+	}
+	if (field)
+		*field = MTHPCTL_SPEC_NONE;
+	return 0;
+}
+
+bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_params *b)
+{
+	return a->magic == b->magic && a->policy == b->policy && a->max_order == b->max_order &&
+	       a->top_order == b->top_order && a->window_ns == b->window_ns &&
+	       a->threshold_ns == b->threshold_ns && a->min_usage == b->min_usage;
+}

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "compat.h"
 #include "mthp_policy.h"
 #include "mthp.skel.h"
 #include "mthpctl.h"
@@ -21,12 +22,6 @@
 #include "pin.h"
 #include "sysfs.h"
 
-#ifndef ENOTSUPP
-#define ENOTSUPP 524	/* kernel-internal, may reach user space */
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
 
 enum { OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE, OPT_PRIVATE };
 

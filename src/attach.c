@@ -200,10 +200,15 @@ static __u64 object_hash(void)
 	return h ^ n;
 }
 
-static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
+/* o empty (no skeleton, no fds) */
+static void policy_obj_init(struct policy_obj *o)
 {
 	memset(o, 0, sizeof(*o));
-	drop_shared(o);
+	drop_shared(o);		/* the fds to -1 */
+}
+
+static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
+{
 	o->skel = mthp_bpf__open();
 	if (!o->skel)
 		return load_error(-errno, "opening the BPF policy failed");
@@ -211,6 +216,22 @@ static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
 	o->skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
 	o->skel->rodata->object_hash = object_hash();
 	return 0;
+}
+
+/* The link pinned in dir, if it is attached to cgroup id (its info in *l):
+ * an fd, or -1 (no pin, a detached link, or another cgroup's). */
+static int attached_link(const char *dir, __u64 id, struct mthpctl_link *l)
+{
+	char path[4200];
+	int fd;
+
+	mthpctl_pin_path(dir, "link", path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && (mthpctl_link_query(fd, l) || !l->map_id || l->cgroup_id != id)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* Is the policy pinned in dir attached to cgroup id and made of this object
@@ -226,14 +247,10 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id)
 	bool same;
 	int fd, i;
 
-	mthpctl_pin_path(dir, "link", path, sizeof(path));
-	fd = bpf_obj_get(path);
+	fd = attached_link(dir, id, &l);
 	if (fd < 0)
 		return false;
-	same = !mthpctl_link_query(fd, &l) && l.map_id && l.cgroup_id == id;
 	close(fd);
-	if (!same)
-		return false;
 	/* the whole section: it also holds what the skeleton does not show */
 	want = bpf_map__initial_value(o->skel->maps.rodata, &len);
 	mthpctl_pin_path(dir, "conf", path, sizeof(path));
@@ -351,21 +368,14 @@ static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k
 }
 
 /* The cgroup's attached policy, if any: the kernel's link is the truth;
- * stale pins (cgroup removed and re-created, link detached) are removed. */
+ * stale pins (cgroup removed and re-created, link detached, or no link)
+ * are removed. */
 static int find_attached(const char *dir, __u64 id, struct mthpctl_link *old)
 {
-	char path[4200];
-	int fd;
+	int fd = attached_link(dir, id, old);
 
-	mthpctl_pin_path(dir, "link", path, sizeof(path));
-	fd = bpf_obj_get(path);
-	if (fd >= 0 && (mthpctl_link_query(fd, old) || !old->map_id || old->cgroup_id != id)) {
-		close(fd);
-		fd = -1;
+	if (fd < 0 && access(dir, F_OK) == 0)
 		mthpctl_rm_pin_dir(dir);
-	} else if (fd < 0 && access(dir, F_OK) == 0) {
-		mthpctl_rm_pin_dir(dir);	/* pins without a link */
-	}
 	return fd;
 }
 
@@ -425,7 +435,7 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 {
 	char dir[4096], tmp[4096];
 	struct mthpctl_link old = {}, now = {};
-	struct policy_obj o = { .ops_fd = -1 };
+	struct policy_obj o;
 	struct mthpctl_kernel k;
 	int cg_fd = -1, old_fd = -1, link_fd = -1, lock_fd;
 	bool have_tmp = false;
@@ -433,7 +443,7 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	drop_shared(&o);
+	policy_obj_init(&o);
 	mthpctl_timing(NULL);
 	ret = attach_checks(cgroup, &id, &k);
 	if (ret)

@@ -838,23 +838,17 @@ static int cmp_policy(const void *a, const void *b)
 /* Every pin directory (or only's), with what its pins say. */
 /*
  * How many attached cgroups share each policy's object (attach links a
- * cgroup to the loaded object of another with equal parameters). All
- * policies gathered: counted among them. One (status --cgroup): the
- * kernel's count of the object's links (gather_hook()), instead of
- * reading every pin.
+ * cgroup to the loaded object of another with equal parameters): the
+ * kernel's count of the object's links (gather_hook()), with or without
+ * --cgroup; an attached policy whose count is unknown counts itself.
  */
-static void gather_sharing(struct policy *pol, size_t n, __u64 only)
+static void gather_sharing(struct policy *pol, size_t n)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		pol[i].object_cgroups = pol[i].attached;
-		for (j = 0; !only && pol[i].attached && j < n; j++)
-			pol[i].object_cgroups += j != i && pol[j].attached &&
-						 pol[j].link.map_id == pol[i].link.map_id;
-	}
-	if (only && n == 1 && pol[0].attached && pol[0].object_links > 0)
-		pol[0].object_cgroups = pol[0].object_links;
+	for (i = 0; i < n; i++)
+		pol[i].object_cgroups = !pol[i].attached ? 0 :
+					pol[i].object_links ? (int)pol[i].object_links : 1;
 }
 
 size_t status_gather_pin_dirs(__u64 only, struct policy **out)
@@ -948,7 +942,7 @@ int cmd_status(int argc, char **argv)
 		}
 		mthpctl_timing("cgroups");
 		gather_hooks(&e, pol, n);
-		gather_sharing(pol, n, only);
+		gather_sharing(pol, n);
 		mthpctl_timing("hooks");
 	}
 

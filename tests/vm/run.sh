@@ -461,7 +461,8 @@ t_status() {
 	jq -e --argjson p "$(jq '.policies[0].hook.struct_ops_map_id' <<<"$js")" \
 	      '.policies[0].hook | .effective_map_ids == [.struct_ops_map_id, $p]' <<<"$jw" >/dev/null ||
 		fail "effective policies of $w: $(jq -c '.policies[0].hook' <<<"$jw"), parent: $(jq -c '.policies[0].hook' <<<"$js")" || return 1
-	"$M" status --cgroup "$w" | grep -q '^    in effect:     2 bpf_mthp_ops policies here and above, all must allow a size$' ||
+	out=$("$M" status --cgroup "$w")
+	grep -q '^    in effect:     2 bpf_mthp_ops policies here and above, all must allow a size$' <<<"$out" ||
 		fail "no 'in effect: 2' line for $w" || return 1
 	"$M" detach --cgroup "$w" >/dev/null || fail "detach $w" || return 1
 	note "policy on $sl, tasks in $w: status shows the child's state ($(jq -r '.policies[0].sample.samples' <<<"$("$M" -j status --cgroup "$sl")") samples)"
@@ -662,10 +663,14 @@ t_share() {
 		<<<"$out" >/dev/null || fail "status object_cgroups: $out" || return 1
 	out=$("$M" -j status --cgroup "$b")
 	jq -e '.policies[0].object_cgroups == 2' <<<"$out" >/dev/null || fail "status --cgroup b: $out" || return 1
-	"$M" status --cgroup "$b" | grep -q "^    object: .*shared by 2 cgroups" ||
-		fail "status --cgroup b text: $("$M" status --cgroup "$b")" || return 1
-	"$M" status --format=prometheus | grep -q "^mthpctl_policy_attached{.*object=\"$obj\"} 1" ||
-		fail "no object label in prometheus output" || return 1
+	# (into files first: grep -q stops reading early, and pipefail would
+	# count the writer's SIGPIPE as a failure)
+	"$M" status --cgroup "$b" >"$logs/s7-status-b.txt"
+	grep -q "^    object: .*shared by 2 cgroups" "$logs/s7-status-b.txt" ||
+		fail "status --cgroup b text: $(cat "$logs/s7-status-b.txt")" || return 1
+	"$M" status --format=prometheus >"$logs/s7-metrics.prom"
+	grep -q "^mthpctl_policy_attached{.*object=\"$obj\"} 1" "$logs/s7-metrics.prom" ||
+		fail "no object label in prometheus output (see $logs/s7-metrics.prom)" || return 1
 
 	# the shared object decides for b, and counts in both views
 	calls0=$(policy_json "$a" | jq .totals.calls.pagefault)
@@ -694,10 +699,10 @@ t_share() {
 		fail "b did not join d's object: $out" || return 1
 	# object $obj had its last link in b: freed
 	for _ in $(seq 30); do
-		"$H/bpfobjs" | grep -q "^map id=$obj " || break
+		grep -q "^map id=$obj " <<<"$("$H/bpfobjs")" || break
 		sleep 0.1
 	done
-	! "$H/bpfobjs" | grep -q "^map id=$obj " || fail "map $obj outlived its last link" || return 1
+	! grep -q "^map id=$obj " <<<"$("$H/bpfobjs")" || fail "map $obj outlived its last link" || return 1
 	"$M" detach --all >/dev/null || fail "detach --all" || return 1
 	[ -z "$("$H/bpfobjs" | grep '^link ')" ] && [ -z "$(ls -A "$PINS" 2>/dev/null)" ] ||
 		fail "left after detach --all: $("$H/bpfobjs")" || return 1

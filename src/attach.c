@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl attach: checks -> open, set rodata -> share or load -> pin ->
- * new link or replace -> report. */
+/* mthpctl attach: checks -> share an attached object with equal rodata, or
+ * open, set rodata and load -> pin -> new link or replace -> report. */
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include "cgroup.h"
 #include "compat.h"
@@ -151,7 +154,7 @@ static const char *const map_pin_names[NR_MAP_PINS] = {
  * the kernel holds its BTF, program, trampoline and maps once.
  */
 struct policy_obj {
-	struct mthp_bpf *skel;		/* opened, rodata set; loaded unless shared */
+	struct mthp_bpf *skel;		/* opened, rodata set, loaded; NULL if shared */
 	int ops_fd;			/* the struct_ops map */
 	int map_fds[NR_MAP_PINS];
 	bool shared;
@@ -218,6 +221,66 @@ static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
 	return 0;
 }
 
+/*
+ * The read-only data a load of this object with p would give its rodata
+ * map: the object's .rodata section with what open_policy() sets written
+ * over it, as libbpf and the skeleton would. Taken from the embedded ELF
+ * with libelf, so that an attach that shares needs no open of the skeleton
+ * (libbpf parses and checks all of the object's BTF there: half of such an
+ * attach's time under TCG). Allocated; NULL if the section is not found.
+ */
+static void *policy_rodata(const struct mthpctl_params *p, size_t *len)
+{
+	struct mthp_bpf__rodata over = {};
+	const void *bytes;
+	char *val = NULL;
+	Elf_Data *data;
+	Elf_Scn *scn = NULL;
+	size_t n, shstrndx;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	bytes = mthp_bpf__elf_bytes(&n);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	elf = elf_memory((char *)bytes, n);	/* read only: ELF_C_READ */
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".rodata"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size < sizeof(over))
+			break;
+		val = malloc(data->d_size);
+		if (!val)
+			break;
+		memcpy(val, data->d_buf, data->d_size);
+		*len = data->d_size;
+		break;
+	}
+	if (val) {
+		memcpy((void *)&over.params, p, sizeof(*p));
+		over.page_shift = __builtin_ctzl(mthpctl_page_size());
+		over.object_hash = object_hash();
+		memcpy(val + offsetof(struct mthp_bpf__rodata, params), &over.params,
+		       sizeof(over.params));
+		memcpy(val + offsetof(struct mthp_bpf__rodata, page_shift), &over.page_shift,
+		       sizeof(over.page_shift));
+		memcpy(val + offsetof(struct mthp_bpf__rodata, object_hash), &over.object_hash,
+		       sizeof(over.object_hash));
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	return val;
+}
+
 /* The link pinned in dir, if it is attached to cgroup id (its info in *l):
  * an fd, or -1 (no pin, a detached link, or another cgroup's). */
 static int attached_link(const char *dir, __u64 id, struct mthpctl_link *l)
@@ -236,11 +299,10 @@ static int attached_link(const char *dir, __u64 id, struct mthpctl_link *l)
 
 /* Is the policy pinned in dir attached to cgroup id and made of this object
  * with this rodata? Then take its maps into o. */
-static bool share_from(struct policy_obj *o, const char *dir, __u64 id)
+static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const void *want,
+		       size_t len)
 {
 	struct mthpctl_link l = {};
-	const void *want;
-	size_t len = 0;
 	struct bpf_map_info info;
 	char path[4200], val[4096];
 	__u32 zero = 0;
@@ -252,7 +314,6 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id)
 		return false;
 	close(fd);
 	/* the whole section: it also holds what the skeleton does not show */
-	want = bpf_map__initial_value(o->skel->maps.rodata, &len);
 	mthpctl_pin_path(dir, "conf", path, sizeof(path));
 	fd = bpf_obj_get(path);
 	same = want && mthpctl_map_info(fd, &info) && info.value_size == len && len <= sizeof(val) &&
@@ -278,24 +339,30 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id)
 
 /* An attached policy of equal parameters among the pins, other than the
  * cgroup's own (a --replace by equal parameters loads afresh). */
-static bool find_shared(struct policy_obj *o, __u64 own_id)
+static bool find_shared(struct policy_obj *o, __u64 own_id, const struct mthpctl_params *p)
 {
+	size_t len = 0;
+	void *want;
 	char dir[4200];
 	struct dirent *d;
 	bool found = false;
 	DIR *root;
 	__u64 id;
 
-	root = opendir(MTHPCTL_PIN_ROOT);
-	if (!root)
+	want = policy_rodata(p, &len);
+	root = want ? opendir(MTHPCTL_PIN_ROOT) : NULL;
+	if (!root) {
+		free(want);
 		return false;
+	}
 	while (!found && (d = readdir(root))) {
 		if (mthpctl_pin_parse(d->d_name, &id) || id == own_id)
 			continue;
 		mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
-		found = share_from(o, dir, id);
+		found = share_from(o, dir, id, want, len);
 	}
 	closedir(root);
+	free(want);
 	return found;
 }
 
@@ -472,16 +539,18 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 	}
 	mthpctl_timing("pins");
 
-	ret = open_policy(p, &o);
-	if (ret)
-		goto out;
-	mthpctl_timing("open");
-	if ((flags & MTHPCTL_ATTACH_PRIVATE) || !find_shared(&o, id)) {
+	if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id, p)) {
+		mthpctl_timing("share");
+	} else {
+		ret = open_policy(p, &o);
+		if (ret)
+			goto out;
+		mthpctl_timing("open");
 		ret = load_policy(&k, &o);
 		if (ret)
 			goto out;
+		mthpctl_timing("ready");
 	}
-	mthpctl_timing(o.shared ? "share" : "ready");
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;

@@ -25,6 +25,7 @@
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "pin.h"
+#include "plan.h"
 #include "sysfs.h"
 
 __u64 mthpctl_page_size(void)
@@ -112,16 +113,79 @@ static int kbtf_open(struct kbtf_file *f)
 	return 0;
 }
 
+/* The key of the BTF file for the record (kbtf.h): this boot's id and the
+ * file's identity; "" if either is unknown (nothing cached then). */
+static void probe_key(char *key, size_t len)
+{
+	char id[64];
+	struct stat st;
+
+	key[0] = 0;
+	if (mthpctl_read_file("/proc/sys/kernel/random/boot_id", id, sizeof(id)) <= 0 ||
+	    stat(MTHPCTL_VMLINUX_BTF, &st))
+		return;
+	id[strcspn(id, "\n")] = 0;
+	snprintf(key, len, "%s %llx %llx %llx", id, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size);
+}
+
+/* The features an earlier run of this boot found in this file (kbtf.h). */
+static bool probe_cache_read(const char *id, struct kbtf_features *f)
+{
+	unsigned char rec[KBTF_CACHE_SIZE + 1];
+	ssize_t n;
+	int fd;
+
+	fd = open(MTHPCTL_PROBE_CACHE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	n = read(fd, rec, sizeof(rec));
+	close(fd);
+	return n > 0 && !kbtf_cache_get(rec, n, id, f);
+}
+
+/* Keep them for the next runs of this boot. Root only (the directory is
+ * root's); a write that fails just means the next run walks again. */
+static void probe_cache_write(const char *id, const struct kbtf_features *f)
+{
+	unsigned char rec[KBTF_CACHE_SIZE];
+	char tmp[sizeof(MTHPCTL_PROBE_CACHE) + 32];
+	int fd;
+	bool ok;
+
+	if (!id[0] || geteuid() != 0)
+		return;
+	if (mkdir(MTHPCTL_STATE_DIR, 0755) && errno != EEXIST)
+		return;
+	kbtf_cache_put(f, id, rec);
+	snprintf(tmp, sizeof(tmp), "%s.%d", MTHPCTL_PROBE_CACHE, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	ok = write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec);
+	ok = !close(fd) && ok;
+	/* whole or not at all: a reader never sees half a record */
+	if (!ok || rename(tmp, MTHPCTL_PROBE_CACHE))
+		unlink(tmp);
+}
+
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
 	struct kbtf_file f;
+	char id[KBTF_CACHE_KEY_MAX];
 
 	memset(k, 0, sizeof(*k));
 	k->feat.ops_data_off = k->feat.ops_fn_off = -ENOENT;
+	probe_key(id, sizeof(id));
+	if (id[0] && probe_cache_read(id, &k->feat)) {
+		k->btf = k->cached = true;
+		return;
+	}
 	if (kbtf_open(&f))
 		return;
 	k->btf = true;
-	kbtf_features(&f.b, &k->feat);	/* a failed walk finds nothing */
+	if (!kbtf_features(&f.b, &k->feat))	/* a failed walk finds nothing */
+		probe_cache_write(id, &k->feat);
 	kbtf_close(&f);
 }
 

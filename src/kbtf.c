@@ -128,3 +128,63 @@ int kbtf_features(const struct kbtf *b, struct kbtf_features *f)
 	f->ops_type_id = w[0].found ? w[0].id : 0;
 	return 0;
 }
+
+/* Layout of a record: magic, key (NUL padded), feature bits, offsets. */
+#define KBTF_CACHE_MAGIC	"mthpkbc2"
+enum { CACHE_ID = 8, CACHE_BITS = CACHE_ID + KBTF_CACHE_KEY_MAX, CACHE_DATA_OFF = CACHE_BITS + 4,
+       CACHE_FN_OFF = CACHE_DATA_OFF + 4, CACHE_TYPE_ID = CACHE_FN_OFF + 4,
+       CACHE_END = CACHE_TYPE_ID + 4 };
+_Static_assert(CACHE_END <= KBTF_CACHE_SIZE, "record too small");
+
+void kbtf_cache_put(const struct kbtf_features *f, const char *key,
+		    unsigned char rec[KBTF_CACHE_SIZE])
+{
+	__u32 bits = f->mthp_ops | f->psi_kfunc << 1 | f->memcg_kfuncs << 2 | f->wq << 3;
+	__s32 data_off = f->ops_data_off, fn_off = f->ops_fn_off;
+
+	memset(rec, 0, KBTF_CACHE_SIZE);
+	memcpy(rec, KBTF_CACHE_MAGIC, 8);
+	strncpy((char *)rec + CACHE_ID, key, KBTF_CACHE_KEY_MAX - 1);
+	memcpy(rec + CACHE_BITS, &bits, 4);
+	memcpy(rec + CACHE_DATA_OFF, &data_off, 4);
+	memcpy(rec + CACHE_FN_OFF, &fn_off, 4);
+	memcpy(rec + CACHE_TYPE_ID, &f->ops_type_id, 4);
+}
+
+/* An offset kbtf_member_off() can give for a struct_ops member. */
+static bool cache_off_ok(__s32 off)
+{
+	return off == -ENOENT || (off >= 0 && off < 65536);
+}
+
+int kbtf_cache_get(const void *rec, size_t len, const char *key, struct kbtf_features *f)
+{
+	const unsigned char *r = rec;
+	char id[KBTF_CACHE_KEY_MAX] = "";
+	__s32 data_off, fn_off;
+	__u32 bits, type_id;
+
+	if (len != KBTF_CACHE_SIZE || memcmp(r, KBTF_CACHE_MAGIC, 8) || !key[0] ||
+	    strlen(key) >= KBTF_CACHE_KEY_MAX)
+		return -EINVAL;
+	strncpy(id, key, KBTF_CACHE_KEY_MAX - 1);
+	if (memcmp(r + CACHE_ID, id, KBTF_CACHE_KEY_MAX))
+		return -EINVAL;
+	memcpy(&bits, r + CACHE_BITS, 4);
+	memcpy(&data_off, r + CACHE_DATA_OFF, 4);
+	memcpy(&fn_off, r + CACHE_FN_OFF, 4);
+	memcpy(&type_id, r + CACHE_TYPE_ID, 4);
+	/* what a probe can give: bpf_mthp_ops comes with its type id */
+	if (bits & ~0xfU || !cache_off_ok(data_off) || !cache_off_ok(fn_off) ||
+	    ((bits & 1) && !type_id))
+		return -EINVAL;
+	memset(f, 0, sizeof(*f));
+	f->mthp_ops = bits & 1;
+	f->psi_kfunc = bits >> 1 & 1;
+	f->memcg_kfuncs = bits >> 2 & 1;
+	f->wq = bits >> 3 & 1;
+	f->ops_data_off = data_off;
+	f->ops_fn_off = fn_off;
+	f->ops_type_id = type_id;
+	return 0;
+}

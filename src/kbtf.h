@@ -54,4 +54,20 @@ struct kbtf_features {
 /* 0, or -EINVAL (f: nothing found) when the walk fails. */
 int kbtf_features(const struct kbtf *b, struct kbtf_features *f);
 
+/*
+ * The features, kept for the rest of the boot (mthpctl_probe_kernel() puts
+ * them in a file under /run): the kernel's BTF cannot change before the
+ * next boot, and the walk takes tens of ms under TCG, most of a status or
+ * an attach that shares. A record is KBTF_CACHE_SIZE bytes, tagged with a
+ * key that names the BTF file walked: the boot id and the file's device,
+ * inode and size (a BTF file bind-mounted over it is another file).
+ */
+#define KBTF_CACHE_SIZE		112
+#define KBTF_CACHE_KEY_MAX	88	/* with its NUL */
+void kbtf_cache_put(const struct kbtf_features *f, const char *key,
+		    unsigned char rec[KBTF_CACHE_SIZE]);
+/* 0 and *f, or -EINVAL: not a record for key (another boot or file), or
+ * damaged. */
+int kbtf_cache_get(const void *rec, size_t len, const char *key, struct kbtf_features *f);
+
 #endif

@@ -75,9 +75,11 @@ const char *mthpctl_tva_name(__u32 tva);
 struct mthpctl_kernel {
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
 	struct kbtf_features feat;	/* what it has (nothing without BTF) */
+	bool cached;		/* feat from this boot's earlier probe */
 };
 #define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-/* One walk over the kernel's BTF (no libbpf parse). */
+/* One walk over the kernel's BTF (no libbpf parse), once per boot: the
+ * result is kept in MTHPCTL_PROBE_CACHE (kbtf.h). */
 void mthpctl_probe_kernel(struct mthpctl_kernel *k);
 int mthpctl_check_caps(void);		/* 0 or MTHPCTL_EXIT_PERM (prints) */
 int mthpctl_check_bpffs(void);		/* 0 or MTHPCTL_EXIT_BPFFS (prints) */

@@ -3,7 +3,8 @@
  * The kernel's BTF (/sys/kernel/btf/vmlinux) as src/kbtf.c walks it for
  * `mthpctl status` and attach: the header, the types up to the ones
  * mthpctl looks for, their members and names. Seeds: .BTF sections of
- * small BPF objects declaring those types (tests/fuzz/btf-seed.c).
+ * small BPF objects declaring those types (tests/fuzz/btf-seed.c). Also
+ * the record mthpctl keeps of what it found (kbtf_cache_get()).
  */
 #include <errno.h>
 
@@ -26,6 +27,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(f.ops_data_off == -ENOENT || (f.ops_data_off >= 0 && f.ops_data_off < 1 << 29));
 		fuzz_assert(f.ops_fn_off == -ENOENT || (f.ops_fn_off >= 0 && f.ops_fn_off < 1 << 29));
 		fuzz_assert(f.mthp_ops || f.ops_data_off == -ENOENT || f.ops_fn_off == -ENOENT);
+	}
+	/* the same bytes as a cached record (src/bpfutil.c): what it accepts
+	 * goes back and forth unchanged */
+	if (!kbtf_cache_get(data, size, "fuzz", &f)) {
+		unsigned char rec[KBTF_CACHE_SIZE];
+		struct kbtf_features g;
+
+		kbtf_cache_put(&f, "fuzz", rec);
+		fuzz_assert(!kbtf_cache_get(rec, sizeof(rec), "fuzz", &g));
+		fuzz_assert(!memcmp(&f, &g, sizeof(f)));
 	}
 	free(copy);
 	return 0;

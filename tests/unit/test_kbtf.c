@@ -93,8 +93,52 @@ static void malformed(void **state)
 	assert_int_equal(kbtf_find(&k, w, 1), -EINVAL);
 }
 
+/* The record of a probe comes back as it went in, for this boot only, and
+ * what no probe could give is refused. */
+static void cache(void **state)
+{
+	const char *id = "0b4e8f7a-4d31-4c57-9f39-7d1c2f6a9e10 16 2a1 4c2e01";
+	struct kbtf_features f = {
+		.mthp_ops = true, .psi_kfunc = true, .memcg_kfuncs = false, .wq = true,
+		.ops_data_off = 16, .ops_fn_off = -ENOENT, .ops_type_id = 4242,
+	}, got;
+	unsigned char rec[KBTF_CACHE_SIZE], bad[KBTF_CACHE_SIZE];
+	__u32 bits;
+
+	(void)state;
+	kbtf_cache_put(&f, id, rec);
+	assert_int_equal(kbtf_cache_get(rec, sizeof(rec), id, &got), 0);
+	assert_true(got.mthp_ops && got.psi_kfunc && !got.memcg_kfuncs && got.wq);
+	assert_int_equal(got.ops_data_off, 16);
+	assert_int_equal(got.ops_fn_off, -ENOENT);
+	assert_int_equal(got.ops_type_id, 4242);
+	/* another file (or boot), no key, a short or long read, a damaged magic */
+	assert_int_equal(kbtf_cache_get(rec, sizeof(rec), "0b4e8f7a-4d31-4c57-9f39-7d1c2f6a9e10 16 2a2 4c2e01", &got),
+			 -EINVAL);
+	assert_int_equal(kbtf_cache_get(rec, sizeof(rec), "", &got), -EINVAL);
+	assert_int_equal(kbtf_cache_get(rec, sizeof(rec) - 1, id, &got), -EINVAL);
+	memcpy(bad, rec, sizeof(bad));
+	bad[0] ^= 1;
+	assert_int_equal(kbtf_cache_get(bad, sizeof(bad), id, &got), -EINVAL);
+	/* unknown feature bits; bpf_mthp_ops without its type id; an offset
+	 * no struct_ops member has */
+	memcpy(bad, rec, sizeof(bad));
+	memcpy(&bits, bad + 8 + KBTF_CACHE_KEY_MAX, 4);
+	bits |= 0x10;
+	memcpy(bad + 8 + KBTF_CACHE_KEY_MAX, &bits, 4);
+	assert_int_equal(kbtf_cache_get(bad, sizeof(bad), id, &got), -EINVAL);
+	f.ops_type_id = 0;
+	kbtf_cache_put(&f, id, bad);
+	assert_int_equal(kbtf_cache_get(bad, sizeof(bad), id, &got), -EINVAL);
+	f.ops_type_id = 7;
+	f.ops_data_off = -7;	/* -ENOENT (-2) means none */
+	kbtf_cache_put(&f, id, bad);
+	assert_int_equal(kbtf_cache_get(bad, sizeof(bad), id, &got), -EINVAL);
+}
+
 int run_kbtf_tests(void)
 {
-	const struct CMUnitTest t[] = { cmocka_unit_test(walk), cmocka_unit_test(malformed) };
+	const struct CMUnitTest t[] = { cmocka_unit_test(walk), cmocka_unit_test(malformed),
+					cmocka_unit_test(cache) };
 	return cmocka_run_group_tests_name("kbtf", t, NULL, NULL);
 }

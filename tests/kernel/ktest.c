@@ -502,7 +502,7 @@ static int test_link_attach_detach_query(void)
 
 	/* Refusals (on a map whose value is set, so that the target or the
 	 * flag is the only thing wrong): a flag cgroup links do not know
-	 * (bit 7, the BPF_F_CGROUP_FD of an earlier version of the series),
+	 * (bit 7, the private cgroup-fd flag of series v1, gone since v2),
 	 * no cgroup at all, and a directory that is not a cgroup. */
 	tmp = open(KT_CG "/q", O_RDONLY | O_DIRECTORY);
 	fd = bpf_link_create(bpf_map__fd(skel->maps.pol_only_4k), tmp, BPF_STRUCT_OPS, &badflag);

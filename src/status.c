@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl status: kernel support, global THP settings, attached policies. */
+/*
+ * mthpctl status: kernel support, global THP settings, attached policies.
+ * This file parses the command line and gathers (struct env, one struct
+ * policy per pin directory); the renderers read only what was gathered:
+ * status_plain.c, status_json.c and status_prometheus.c.
+ */
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
@@ -181,95 +186,6 @@ static void gather_env(struct env *e)
 		mthpctl_parse_bracketed(buf, e->thp_enabled, sizeof(e->thp_enabled));
 	if (mthpctl_read_file(MTHPCTL_THP_DIR "/defrag", buf, sizeof(buf)) > 0)
 		mthpctl_parse_bracketed(buf, e->thp_defrag, sizeof(e->thp_defrag));
-}
-
-static const char *yesno(bool b) { return b ? "yes" : "no"; }
-
-void status_kernel_json(struct jw *w, const struct env *e)
-{
-	jw_key(w, "kernel");
-	jw_obj_open(w);
-	jw_kbool(w, "btf", e->k.btf);
-	jw_kbool(w, "bpf_mthp_ops", e->k.feat.mthp_ops);
-	jw_kbool(w, "psi_kfunc", e->k.feat.psi_kfunc);
-	jw_kbool(w, "memcg_kfuncs", e->k.feat.memcg_kfuncs);
-	jw_kbool(w, "bpf_wq", e->k.feat.wq);
-	jw_kbool(w, "psi", e->psi);
-	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
-	jw_kbool(w, "memory_controller", e->memcg);
-	jw_kbool(w, "bpffs", e->bpffs);
-	jw_key(w, "bpf_stats_enabled");
-	if (e->bpf_stats >= 0) jw_bool(w, e->bpf_stats); else jw_null(w);
-	jw_obj_close(w);
-}
-
-static void print_env_json(const struct env *e)
-{
-	struct jw *w = &g.jw;
-	int i;
-	size_t j;
-
-	status_kernel_json(w, e);
-	jw_key(w, "thp");
-	jw_obj_open(w);
-	jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
-	jw_kstr(w, "defrag", e->thp_defrag[0] ? e->thp_defrag : NULL);
-	jw_key(w, "sizes");
-	jw_arr_open(w);
-	for (i = 0; i < e->nr_hp; i++) {
-		jw_obj_open(w);
-		jw_ku64(w, "size_kb", e->hp[i].size_kb);
-		jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
-		jw_key(w, "stats");
-		jw_obj_open(w);
-		for (j = 0; j < e->hp[i].nr_stats; j++)
-			jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
-		jw_obj_close(w);
-		jw_obj_close(w);
-	}
-	jw_arr_close(w);
-	jw_obj_close(w);
-}
-
-void status_kernel_plain(const struct env *e)
-{
-	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
-	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
-	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
-	       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
-	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
-	printf("  cgroup2:            %s (memory controller: %s)\n",
-	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));
-	printf("  bpffs:              %s\n", e->bpffs ? "mounted" : "not mounted");
-	printf("  bpf_stats:          %s\n", e->bpf_stats > 0 ? "on (hook cost shown per policy)" :
-	       e->bpf_stats == 0 ? "off (sysctl kernel.bpf_stats_enabled=1 to see the hook's cost)" :
-	       "unknown");
-}
-
-static void print_env_plain(const struct env *e)
-{
-	int i;
-	size_t j;
-
-	printf("kernel:\n");
-	status_kernel_plain(e);
-	printf("global THP settings (%s): enabled %s, defrag %s\n", MTHPCTL_THP_DIR,
-	       e->thp_enabled[0] ? e->thp_enabled : "-", e->thp_defrag[0] ? e->thp_defrag : "-");
-	if (e->nr_hp)
-		printf("  %-8s %-8s %16s %19s\n", "size", "enabled", "anon_fault_alloc",
-		       "anon_fault_fallback");
-	for (i = 0; i < e->nr_hp; i++) {
-		char sz[32], a[24] = "-", f[24] = "-";
-
-		for (j = 0; j < e->hp[i].nr_stats; j++) {
-			if (!strcmp(e->hp[i].stats[j].name, "anon_fault_alloc"))
-				snprintf(a, sizeof(a), "%llu", (unsigned long long)e->hp[i].stats[j].value);
-			if (!strcmp(e->hp[i].stats[j].name, "anon_fault_fallback"))
-				snprintf(f, sizeof(f), "%llu", (unsigned long long)e->hp[i].stats[j].value);
-		}
-		printf("  %-8s %-8s %16s %19s\n", mthpctl_format_size(e->hp[i].size_kb << 10, sz, sizeof(sz)),
-		       e->hp[i].has_enabled ? e->hp[i].enabled : "-", a, f);
-	}
 }
 
 static int open_pin(const char *dir, const char *obj)
@@ -563,271 +479,6 @@ bool status_knows_allowed(const struct policy *p)
 	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
 }
 
-static char *sizes_str(__u64 mask, char *buf, size_t len)
-{
-	__u64 ps = mthpctl_page_size();
-	size_t off = 0;
-	char sz[32];
-	int o;
-
-	buf[0] = '\0';
-	if (!mask) {
-		snprintf(buf, len, "4K only");
-		return buf;
-	}
-	for (o = 1; o < 64 && off < len; o++)
-		if (mask & (1ULL << o))
-			off += snprintf(buf + off, len - off, "%s%s", off ? " " : "4K ",
-					mthpctl_format_size(ps << o, sz, sizeof(sz)));
-	return buf;
-}
-
-static void counters_json(struct jw *w, const struct mthpctl_counters *c)
-{
-	__u32 r, t;
-
-	jw_key(w, "calls");
-	jw_obj_open(w);
-	for (t = 0; t < MTHPCTL_NR_TVA; t++)
-		jw_ku64(w, mthpctl_tva_name(t), c->calls[t]);
-	jw_obj_close(w);
-	jw_key(w, "fallbacks");
-	jw_obj_open(w);
-	for (r = 1; r < MTHPCTL_NR_REASON; r++) {
-		jw_key(w, mthpctl_reason_name(r));
-		jw_obj_open(w);
-		for (t = 0; t < MTHPCTL_NR_TVA; t++)
-			jw_ku64(w, mthpctl_tva_name(t), c->fallbacks[r][t]);
-		jw_obj_close(w);
-	}
-	jw_obj_close(w);
-}
-
-static void counters_plain(const char *what, const struct mthpctl_counters *c)
-{
-	__u32 r, t;
-	bool any = false;
-
-	printf("    %-14s", what);
-	for (t = 0; t < MTHPCTL_NR_TVA; t++)
-		printf(" %s %llu", mthpctl_tva_name(t), (unsigned long long)c->calls[t]);
-	printf("\n    %-14s", "fell back:");
-	for (r = 1; r < MTHPCTL_NR_REASON; r++)
-		for (t = 0; t < MTHPCTL_NR_TVA; t++)
-			if (c->fallbacks[r][t]) {
-				printf(" %s/%s %llu", mthpctl_reason_name(r), mthpctl_tva_name(t),
-				       (unsigned long long)c->fallbacks[r][t]);
-				any = true;
-			}
-	printf("%s\n", any ? "" : " none");
-}
-
-static void jw_ku64_or_null(struct jw *w, const char *k, bool ok, __u64 v)
-{
-	jw_key(w, k);
-	if (ok) jw_u64(w, v); else jw_null(w);
-}
-
-static void sample_json(struct jw *w, const struct mthpctl_state *s)
-{
-	jw_obj_open(w);
-	jw_ku64(w, "samples", s->nr_samples);
-	jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
-	jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
-	jw_ku64(w, "usage_bytes", s->usage);
-	jw_ku64(w, "usage_peak_bytes", s->usage_peak);
-	jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
-	jw_kbool(w, "pressure", s->pressure);
-	jw_kbool(w, "low_usage", s->low_usage);
-	jw_ku64(w, "growth_per_window_bytes", s->growth);
-	/* to the nearest memory.high or memory.max of it and its ancestors */
-	jw_ku64_or_null(w, "headroom_bytes", s->headroom != MTHPCTL_NO_LIMIT, s->headroom);
-	jw_kbool(w, "at_limit", mthpctl_tight(s->flags, s->usage, s->headroom));
-	jw_key(w, "ladder");
-	jw_obj_open(w);
-	jw_ku64(w, "rung_kb", (mthpctl_page_size() << s->rung) >> 10);
-	jw_ku64(w, "good_rung_kb", s->good_rung ?
-		(mthpctl_page_size() << (s->good_rung - 1)) >> 10 : 0);
-	jw_ku64(w, "backoff_windows", s->backoff);
-	jw_kbool(w, "trial", s->probe_from != MTHPCTL_NO_PROBE && s->pressure);
-	jw_ku64(w, "steps_down", s->steps_down);
-	jw_ku64(w, "steps_up", s->steps_up);
-	jw_obj_close(w);
-	jw_obj_close(w);
-}
-
-static void print_policy_json(const struct env *e, const struct policy *p)
-{
-	struct jw *w = &g.jw;
-	__u32 reason = MTHPCTL_REASON_NONE;
-	bool stats = e->bpf_stats > 0 && p->prog_id;
-	__u64 mask = 0;
-	int o;
-
-	if (status_knows_allowed(p))
-		mask = status_allowed_mask(e, p, &reason);
-	jw_obj_open(w);
-	jw_kstr(w, "cgroup", p->cgroup);
-	jw_ku64(w, "cgroup_id", p->id);
-	jw_kstr(w, "pin", p->dir);
-	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
-	jw_kbool(w, "attached", p->attached);
-	/* cgroups linked to this policy object: the counters are their sum */
-	jw_ku64(w, "object_cgroups", p->object_cgroups);
-	if (p->have_params)
-		mthpctl_params_json(w, &p->params);
-	jw_key(w, "allowed_sizes_kb");
-	jw_arr_open(w);
-	if (status_knows_allowed(p)) {
-		jw_u64(w, mthpctl_page_size() >> 10);
-		for (o = 1; o < 64; o++)
-			if (mask & (1ULL << o))
-				jw_u64(w, (mthpctl_page_size() << o) >> 10);
-	}
-	jw_arr_close(w);
-	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
-			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
-	/* whose state "sample" is: the cgroup's own or its busiest descendant's */
-	jw_key(w, "sample_cgroup");
-	if (p->have_entry)
-		jw_str(w, p->entry_of);
-	else
-		jw_null(w);
-	jw_key(w, "sample");
-	if (p->have_entry)
-		sample_json(w, &p->entry.state);
-	else
-		jw_null(w);
-	jw_key(w, "live");
-	jw_obj_open(w);
-	jw_key(w, "memory_full_avg10");
-	if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
-	jw_ku64_or_null(w, "anon_shmem_bytes", p->live_usage, p->usage);
-	jw_obj_close(w);
-	/* cgroups of the subtree that hold state now (null: not known) */
-	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
-	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
-	jw_key(w, "hook");
-	jw_obj_open(w);
-	jw_ku64_or_null(w, "prog_id", p->prog_id, p->prog_id);
-	jw_ku64_or_null(w, "struct_ops_map_id", p->link_ok && p->link.map_id, p->link.map_id);
-	/* every bpf_mthp_ops in effect for the cgroup, in call order */
-	jw_key(w, "effective_map_ids");
-	if (p->nr_effective >= 0) {
-		int i, shown = p->nr_effective < MTHPCTL_EFFECTIVE_SHOWN ?
-			       p->nr_effective : MTHPCTL_EFFECTIVE_SHOWN;
-
-		jw_arr_open(w);
-		for (i = 0; i < shown; i++)
-			jw_u64(w, p->effective[i]);
-		jw_arr_close(w);
-	} else {
-		jw_null(w);
-	}
-	jw_ku64_or_null(w, "run_cnt", stats, p->run_cnt);
-	jw_ku64_or_null(w, "run_time_ns", stats, p->run_time_ns);
-	jw_key(w, "ns_per_call");
-	if (stats && p->run_cnt) jw_double(w, (double)p->run_time_ns / p->run_cnt); else jw_null(w);
-	jw_obj_close(w);
-	jw_key(w, "totals");
-	if (p->have_totals) {
-		jw_obj_open(w);
-		counters_json(w, &p->totals.cnt);
-		jw_ku64(w, "samples", p->totals.samples);
-		jw_ku64(w, "psi_errors", p->totals.psi_errors);
-		jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
-		jw_ku64(w, "entries_created", p->totals.entries_created);
-		jw_ku64(w, "queue_full", p->totals.queue_full);
-		jw_ku64(w, "gone", p->totals.gone);
-		jw_ku64(w, "sampler_runs", p->totals.sampler_runs);
-		jw_ku64(w, "wq_errors", p->totals.wq_errors);
-		jw_ku64(w, "no_state", p->totals.no_state);
-		jw_obj_close(w);
-	} else {
-		jw_null(w);
-	}
-	jw_obj_close(w);
-}
-
-static void print_policy_plain(const struct env *e, const struct policy *p)
-{
-	const struct mthpctl_state *s = &p->entry.state;
-	char desc[256], sizes[512], a[32], b[32];
-	__u32 reason = MTHPCTL_REASON_NONE;
-	__u64 mask = 0;
-
-	if (status_knows_allowed(p))
-		mask = status_allowed_mask(e, p, &reason);
-	printf("  %s (cgroup id %llu)\n", p->cgroup ? p->cgroup : "(cgroup removed)",
-	       (unsigned long long)p->id);
-	printf("    policy:        %s\n", p->have_params ?
-	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
-	if (p->link_ok)
-		printf("    link:          id %u, %s\n", p->link.id,
-		       p->attached ? "attached" : "detached (cgroup removed; run detach --all)");
-	else
-		printf("    link:          missing (run detach --all)\n");
-	printf("    pin:           %s\n", p->dir);
-	if (p->object_cgroups > 1)
-		printf("    object:        struct_ops map id %u, shared by %d cgroups (equal parameters; "
-		       "its counters are their sum)\n", p->link.map_id, p->object_cgroups);
-	if (p->nr_effective > 1)
-		printf("    in effect:     %d bpf_mthp_ops policies here and above, all must allow a size\n",
-		       p->nr_effective);
-	if (p->have_entry && p->entry_of != p->cgroup)
-		printf("    state of:      %s (the subtree's largest; none of its own)\n",
-		       p->entry_of);
-	if (status_knows_allowed(p))
-		printf("    allows now:    %s%s%s%s\n", sizes_str(mask, sizes, sizeof(sizes)),
-		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");
-	else
-		printf("    allows now:    4K only (no-sample: no THP decision yet)\n");
-	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_STALL))
-		printf("    memory stall:  %s per %s (policy)",
-		       mthpctl_format_duration(s->stall_rate_ns / 1000000 * 1000000, a, sizeof(a)),
-		       mthpctl_format_duration(p->params.window_ns, b, sizeof(b)));
-	else
-		printf("    memory stall:  - (policy)");
-	if (p->live_psi)
-		printf(", full avg10 %u.%02u%% (memory.pressure)\n", p->psi.full.avg10 / 100,
-		       p->psi.full.avg10 % 100);
-	else
-		printf("\n");
-	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_USAGE))
-		printf("    anon+shmem:    %s (policy)", mthpctl_format_size(s->usage & ~1023ULL, a, sizeof(a)));
-	else
-		printf("    anon+shmem:    - (policy)");
-	if (p->live_usage)
-		printf(", %s (memory.stat)\n", mthpctl_format_size(p->usage & ~1023ULL, b, sizeof(b)));
-	else
-		printf("\n");
-	if (p->have_entry && s->headroom != MTHPCTL_NO_LIMIT)
-		printf("    headroom:      %s to the nearest memory.high/max%s\n",
-		       mthpctl_format_size(s->headroom & ~1023ULL, a, sizeof(a)),
-		       mthpctl_tight(s->flags, s->usage, s->headroom) ? " (at the limit)" : "");
-	if (p->have_totals)
-		counters_plain("decisions:", &p->totals.cnt);
-	if (p->have_entry && s->pressure)
-		printf("    size ladder:   at %s%s, %llu steps down, %llu up\n",
-		       mthpctl_format_size(mthpctl_page_size() << s->rung, a, sizeof(a)),
-		       s->probe_from != MTHPCTL_NO_PROBE ? " (trial)" : "",
-		       (unsigned long long)s->steps_down, (unsigned long long)s->steps_up);
-	if (e->bpf_stats > 0 && p->prog_id && p->run_cnt)
-		printf("    hook cost:     %.0f ns per call over %llu calls (bpf_stats, prog id %u)\n",
-		       (double)p->run_time_ns / p->run_cnt, (unsigned long long)p->run_cnt, p->prog_id);
-	else if (e->bpf_stats > 0 && p->prog_id)
-		printf("    hook cost:     no calls since bpf_stats was turned on (prog id %u)\n", p->prog_id);
-	else if (e->bpf_stats > 0)
-		printf("    hook cost:     - (its choose_orders program was not found)\n");
-	else
-		printf("    hook cost:     - (sysctl kernel.bpf_stats_enabled=1 to measure)\n");
-	printf("    cgroups:       ");
-	if (p->cg_state >= 0)
-		printf("%ld of %ld in the subtree with state now, ", p->cg_state, p->cg_subtree);
-	printf("%llu given state since attach\n",
-	       (unsigned long long)(p->have_totals ? p->totals.entries_created : 0));
-}
-
 static int cmp_policy(const void *a, const void *b)
 {
 	const struct policy *x = a, *y = b;
@@ -835,7 +486,6 @@ static int cmp_policy(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Every pin directory (or only's), with what its pins say. */
 /*
  * How many attached cgroups share each policy's object (attach links a
  * cgroup to the loaded object of another with equal parameters): the
@@ -851,6 +501,7 @@ static void gather_sharing(struct policy *pol, size_t n)
 					pol[i].object_links ? (int)pol[i].object_links : 1;
 }
 
+/* Every pin directory (or only's), with what its pins say. */
 size_t status_gather_pin_dirs(__u64 only, struct policy **out)
 {
 	struct policy *pol = NULL, *np;
@@ -946,29 +597,12 @@ int cmd_status(int argc, char **argv)
 		mthpctl_timing("hooks");
 	}
 
-	if (a.format == STATUS_PROMETHEUS) {
+	if (a.format == STATUS_PROMETHEUS)
 		status_print_prometheus(&e, pol, n);
-	} else if (g.json) {
-		mthpctl_json_begin();
-		jw_obj_open(&g.jw);
-		print_env_json(&e);
-		jw_kbool(&g.jw, "policies_readable", e.root || n);
-		jw_key(&g.jw, "policies");
-		jw_arr_open(&g.jw);
-		for (i = 0; i < n; i++)
-			print_policy_json(&e, &pol[i]);
-		jw_arr_close(&g.jw);
-		jw_obj_close(&g.jw);
-	} else {
-		print_env_plain(&e);
-		printf("policies:\n");
-		if (!n && !e.root)
-			printf("  (run as root to read %s)\n", MTHPCTL_PIN_ROOT);
-		else if (!n)
-			printf("  none%s%s\n", a.cgroup ? " attached to " : "", a.cgroup ? a.cgroup : "");
-		for (i = 0; i < n; i++)
-			print_policy_plain(&e, &pol[i]);
-	}
+	else if (g.json)
+		status_print_json(&e, pol, n);
+	else
+		status_print_plain(&e, pol, n, a.cgroup);
 	fflush(stdout);
 	mthpctl_timing("print");
 	free(bypath);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * What `mthpctl status` gathers (status.c), shared with its renderers:
- * plain text and JSON in status.c, the Prometheus text exposition in
- * status_prometheus.c.
+ * plain text (status_plain.c), JSON (status_json.c) and the Prometheus text
+ * exposition (status_prometheus.c).
  */
 #ifndef MTHPCTL_STATUS_H
 #define MTHPCTL_STATUS_H
@@ -76,6 +76,12 @@ __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 /* Does status know what the policy allows (auto needs its cgroup's state)? */
 bool status_knows_allowed(const struct policy *p);
 
+/* The renderers: the gathered env and the n policies of pol on stdout. */
+/* status (--format=text); cgroup: --cgroup's path or NULL */
+void status_print_plain(const struct env *e, const struct policy *pol, size_t n,
+			const char *cgroup);
+/* status -j (--format=json) */
+void status_print_json(const struct env *e, const struct policy *pol, size_t n);
 /* status --format=prometheus */
 void status_print_prometheus(const struct env *e, const struct policy *pol, size_t n);
 

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl status -j (--format=json): what status.c gathered, as one JSON
+ * object; its keys are documented in mthpctl-status(8).
+ */
+#include <stdio.h>
+
+#include "mthp_stats.h"
+#include "mthpctl.h"
+#include "status.h"
+
+void status_kernel_json(struct jw *w, const struct env *e)
+{
+	jw_key(w, "kernel");
+	jw_obj_open(w);
+	jw_kbool(w, "btf", e->k.btf);
+	jw_kbool(w, "bpf_mthp_ops", e->k.feat.mthp_ops);
+	jw_kbool(w, "psi_kfunc", e->k.feat.psi_kfunc);
+	jw_kbool(w, "memcg_kfuncs", e->k.feat.memcg_kfuncs);
+	jw_kbool(w, "bpf_wq", e->k.feat.wq);
+	jw_kbool(w, "psi", e->psi);
+	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
+	jw_kbool(w, "memory_controller", e->memcg);
+	jw_kbool(w, "bpffs", e->bpffs);
+	jw_key(w, "bpf_stats_enabled");
+	if (e->bpf_stats >= 0) jw_bool(w, e->bpf_stats); else jw_null(w);
+	jw_obj_close(w);
+}
+
+static void print_env_json(const struct env *e)
+{
+	struct jw *w = &g.jw;
+	int i;
+	size_t j;
+
+	status_kernel_json(w, e);
+	jw_key(w, "thp");
+	jw_obj_open(w);
+	jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
+	jw_kstr(w, "defrag", e->thp_defrag[0] ? e->thp_defrag : NULL);
+	jw_key(w, "sizes");
+	jw_arr_open(w);
+	for (i = 0; i < e->nr_hp; i++) {
+		jw_obj_open(w);
+		jw_ku64(w, "size_kb", e->hp[i].size_kb);
+		jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
+		jw_key(w, "stats");
+		jw_obj_open(w);
+		for (j = 0; j < e->hp[i].nr_stats; j++)
+			jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
+		jw_obj_close(w);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	jw_obj_close(w);
+}
+
+static void counters_json(struct jw *w, const struct mthpctl_counters *c)
+{
+	__u32 r, t;
+
+	jw_key(w, "calls");
+	jw_obj_open(w);
+	for (t = 0; t < MTHPCTL_NR_TVA; t++)
+		jw_ku64(w, mthpctl_tva_name(t), c->calls[t]);
+	jw_obj_close(w);
+	jw_key(w, "fallbacks");
+	jw_obj_open(w);
+	for (r = 1; r < MTHPCTL_NR_REASON; r++) {
+		jw_key(w, mthpctl_reason_name(r));
+		jw_obj_open(w);
+		for (t = 0; t < MTHPCTL_NR_TVA; t++)
+			jw_ku64(w, mthpctl_tva_name(t), c->fallbacks[r][t]);
+		jw_obj_close(w);
+	}
+	jw_obj_close(w);
+}
+
+static void jw_ku64_or_null(struct jw *w, const char *k, bool ok, __u64 v)
+{
+	jw_key(w, k);
+	if (ok) jw_u64(w, v); else jw_null(w);
+}
+
+static void sample_json(struct jw *w, const struct mthpctl_state *s)
+{
+	jw_obj_open(w);
+	jw_ku64(w, "samples", s->nr_samples);
+	jw_ku64(w, "stall_per_window_ns", s->stall_rate_ns);
+	jw_kbool(w, "stall_valid", s->flags & MTHPCTL_SAMPLE_STALL);
+	jw_ku64(w, "usage_bytes", s->usage);
+	jw_ku64(w, "usage_peak_bytes", s->usage_peak);
+	jw_kbool(w, "usage_valid", s->flags & MTHPCTL_SAMPLE_USAGE);
+	jw_kbool(w, "pressure", s->pressure);
+	jw_kbool(w, "low_usage", s->low_usage);
+	jw_ku64(w, "growth_per_window_bytes", s->growth);
+	/* to the nearest memory.high or memory.max of it and its ancestors */
+	jw_ku64_or_null(w, "headroom_bytes", s->headroom != MTHPCTL_NO_LIMIT, s->headroom);
+	jw_kbool(w, "at_limit", mthpctl_tight(s->flags, s->usage, s->headroom));
+	jw_key(w, "ladder");
+	jw_obj_open(w);
+	jw_ku64(w, "rung_kb", (mthpctl_page_size() << s->rung) >> 10);
+	jw_ku64(w, "good_rung_kb", s->good_rung ?
+		(mthpctl_page_size() << (s->good_rung - 1)) >> 10 : 0);
+	jw_ku64(w, "backoff_windows", s->backoff);
+	jw_kbool(w, "trial", s->probe_from != MTHPCTL_NO_PROBE && s->pressure);
+	jw_ku64(w, "steps_down", s->steps_down);
+	jw_ku64(w, "steps_up", s->steps_up);
+	jw_obj_close(w);
+	jw_obj_close(w);
+}
+
+static void print_policy_json(const struct env *e, const struct policy *p)
+{
+	struct jw *w = &g.jw;
+	__u32 reason = MTHPCTL_REASON_NONE;
+	bool stats = e->bpf_stats > 0 && p->prog_id;
+	__u64 mask = 0;
+	int o;
+
+	if (status_knows_allowed(p))
+		mask = status_allowed_mask(e, p, &reason);
+	jw_obj_open(w);
+	jw_kstr(w, "cgroup", p->cgroup);
+	jw_ku64(w, "cgroup_id", p->id);
+	jw_kstr(w, "pin", p->dir);
+	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
+	jw_kbool(w, "attached", p->attached);
+	/* cgroups linked to this policy object: the counters are their sum */
+	jw_ku64(w, "object_cgroups", p->object_cgroups);
+	if (p->have_params)
+		mthpctl_params_json(w, &p->params);
+	jw_key(w, "allowed_sizes_kb");
+	jw_arr_open(w);
+	if (status_knows_allowed(p)) {
+		jw_u64(w, mthpctl_page_size() >> 10);
+		for (o = 1; o < 64; o++)
+			if (mask & (1ULL << o))
+				jw_u64(w, (mthpctl_page_size() << o) >> 10);
+	}
+	jw_arr_close(w);
+	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
+			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
+	/* whose state "sample" is: the cgroup's own or its busiest descendant's */
+	jw_key(w, "sample_cgroup");
+	if (p->have_entry)
+		jw_str(w, p->entry_of);
+	else
+		jw_null(w);
+	jw_key(w, "sample");
+	if (p->have_entry)
+		sample_json(w, &p->entry.state);
+	else
+		jw_null(w);
+	jw_key(w, "live");
+	jw_obj_open(w);
+	jw_key(w, "memory_full_avg10");
+	if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
+	jw_ku64_or_null(w, "anon_shmem_bytes", p->live_usage, p->usage);
+	jw_obj_close(w);
+	/* cgroups of the subtree that hold state now (null: not known) */
+	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
+	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
+	jw_key(w, "hook");
+	jw_obj_open(w);
+	jw_ku64_or_null(w, "prog_id", p->prog_id, p->prog_id);
+	jw_ku64_or_null(w, "struct_ops_map_id", p->link_ok && p->link.map_id, p->link.map_id);
+	/* every bpf_mthp_ops in effect for the cgroup, in call order */
+	jw_key(w, "effective_map_ids");
+	if (p->nr_effective >= 0) {
+		int i, shown = p->nr_effective < MTHPCTL_EFFECTIVE_SHOWN ?
+			       p->nr_effective : MTHPCTL_EFFECTIVE_SHOWN;
+
+		jw_arr_open(w);
+		for (i = 0; i < shown; i++)
+			jw_u64(w, p->effective[i]);
+		jw_arr_close(w);
+	} else {
+		jw_null(w);
+	}
+	jw_ku64_or_null(w, "run_cnt", stats, p->run_cnt);
+	jw_ku64_or_null(w, "run_time_ns", stats, p->run_time_ns);
+	jw_key(w, "ns_per_call");
+	if (stats && p->run_cnt) jw_double(w, (double)p->run_time_ns / p->run_cnt); else jw_null(w);
+	jw_obj_close(w);
+	jw_key(w, "totals");
+	if (p->have_totals) {
+		jw_obj_open(w);
+		counters_json(w, &p->totals.cnt);
+		jw_ku64(w, "samples", p->totals.samples);
+		jw_ku64(w, "psi_errors", p->totals.psi_errors);
+		jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
+		jw_ku64(w, "entries_created", p->totals.entries_created);
+		jw_ku64(w, "queue_full", p->totals.queue_full);
+		jw_ku64(w, "gone", p->totals.gone);
+		jw_ku64(w, "sampler_runs", p->totals.sampler_runs);
+		jw_ku64(w, "wq_errors", p->totals.wq_errors);
+		jw_ku64(w, "no_state", p->totals.no_state);
+		jw_obj_close(w);
+	} else {
+		jw_null(w);
+	}
+	jw_obj_close(w);
+}
+
+void status_print_json(const struct env *e, const struct policy *pol, size_t n)
+{
+	size_t i;
+
+	mthpctl_json_begin();
+	jw_obj_open(&g.jw);
+	print_env_json(e);
+	jw_kbool(&g.jw, "policies_readable", e->root || n);
+	jw_key(&g.jw, "policies");
+	jw_arr_open(&g.jw);
+	for (i = 0; i < n; i++)
+		print_policy_json(e, &pol[i]);
+	jw_arr_close(&g.jw);
+	jw_obj_close(&g.jw);
+}

@@ -88,9 +88,10 @@ static int cmp_hp(const void *a, const void *b)
 /*
  * The sizes for the plain output: "enabled" and the two counters it prints
  * (3 files per size; every stat, as JSON has them, is ~20 files per size,
- * each an open/read/close: most of a one-policy status under emulation).
+ * each an open/read/close: most of a one-policy status under emulation),
+ * or "enabled" alone (nr_stats 0).
  */
-static int scan_hugepages_plain(struct mthpctl_hp_size **out)
+static int scan_hugepages_plain(struct mthpctl_hp_size **out, size_t nr_stats)
 {
 	static const char *const stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
 	struct mthpctl_hp_size *v = NULL, *nv, *hp;
@@ -118,7 +119,7 @@ static int scan_hugepages_plain(struct mthpctl_hp_size **out)
 		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
 		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
 			hp->has_enabled = true;
-		for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		for (i = 0; i < nr_stats && i < sizeof(stats) / sizeof(stats[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s/stats/%s", MTHPCTL_THP_DIR,
 				 de->d_name, stats[i]);
 			if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
@@ -173,13 +174,17 @@ void status_gather_kernel(struct env *e)
 	mthpctl_timing("mounts");
 }
 
-static void gather_env(struct env *e)
+/* counters: the machine-wide counters per size too (not for the status
+ * of one cgroup: they are not its own, and they are most of its files) */
+static void gather_env(struct env *e, bool counters)
 {
 	char buf[256];
 
 	status_gather_kernel(e);
-	e->nr_hp = g.json ? mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp) :
-			    scan_hugepages_plain(&e->hp);
+	e->hp_counters = counters;
+	e->nr_hp = !counters ? scan_hugepages_plain(&e->hp, 0) :
+		   g.json ? mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp) :
+		   scan_hugepages_plain(&e->hp, 2);
 	if (e->nr_hp < 0)
 		e->nr_hp = 0;
 	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, sizeof(buf)) > 0)
@@ -571,7 +576,7 @@ int cmd_status(int argc, char **argv)
 			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
 					     mthpctl_cgroup_describe(a.cgroup, cr, err, msg, sizeof(msg)));
 	}
-	gather_env(&e);
+	gather_env(&e, !a.cgroup || a.format == STATUS_PROMETHEUS);
 	mthpctl_timing("hugepages");
 	n = status_gather_pin_dirs(only, &pol);
 	mthpctl_timing("pins");

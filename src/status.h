@@ -25,6 +25,7 @@ struct env {
 	char cg2[4096];
 	struct mthpctl_hp_size *hp;
 	int nr_hp;
+	bool hp_counters;	/* hp[] has the counters (not with --cgroup) */
 	char thp_enabled[16], thp_defrag[16];
 	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
 };

@@ -44,11 +44,13 @@ static void print_env_json(const struct env *e)
 		jw_obj_open(w);
 		jw_ku64(w, "size_kb", e->hp[i].size_kb);
 		jw_kstr(w, "enabled", e->hp[i].has_enabled ? e->hp[i].enabled : NULL);
-		jw_key(w, "stats");
-		jw_obj_open(w);
-		for (j = 0; j < e->hp[i].nr_stats; j++)
-			jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
-		jw_obj_close(w);
+		if (e->hp_counters) {
+			jw_key(w, "stats");
+			jw_obj_open(w);
+			for (j = 0; j < e->hp[i].nr_stats; j++)
+				jw_ku64(w, e->hp[i].stats[j].name, e->hp[i].stats[j].value);
+			jw_obj_close(w);
+		}
 		jw_obj_close(w);
 	}
 	jw_arr_close(w);

@@ -35,9 +35,11 @@ static void print_env_plain(const struct env *e)
 	status_kernel_plain(e);
 	printf("global THP settings (%s): enabled %s, defrag %s\n", MTHPCTL_THP_DIR,
 	       e->thp_enabled[0] ? e->thp_enabled : "-", e->thp_defrag[0] ? e->thp_defrag : "-");
-	if (e->nr_hp)
+	if (e->nr_hp && e->hp_counters)
 		printf("  %-8s %-8s %16s %19s\n", "size", "enabled", "anon_fault_alloc",
 		       "anon_fault_fallback");
+	else if (e->nr_hp)
+		printf("  %-8s %s\n", "size", "enabled");
 	for (i = 0; i < e->nr_hp; i++) {
 		char sz[32], a[24] = "-", f[24] = "-";
 
@@ -47,8 +49,12 @@ static void print_env_plain(const struct env *e)
 			if (!strcmp(e->hp[i].stats[j].name, "anon_fault_fallback"))
 				snprintf(f, sizeof(f), "%llu", (unsigned long long)e->hp[i].stats[j].value);
 		}
-		printf("  %-8s %-8s %16s %19s\n", mthpctl_format_size(e->hp[i].size_kb << 10, sz, sizeof(sz)),
-		       e->hp[i].has_enabled ? e->hp[i].enabled : "-", a, f);
+		mthpctl_format_size(e->hp[i].size_kb << 10, sz, sizeof(sz));
+		if (e->hp_counters)
+			printf("  %-8s %-8s %16s %19s\n", sz,
+			       e->hp[i].has_enabled ? e->hp[i].enabled : "-", a, f);
+		else
+			printf("  %-8s %s\n", sz, e->hp[i].has_enabled ? e->hp[i].enabled : "-");
 	}
 }
 

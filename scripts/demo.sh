@@ -10,6 +10,17 @@
 #   scripts/demo.sh --guest    the demo itself, as root on a patched kernel
 #                              (changes THP settings; meant for the VM)
 #
+# The decision timeline goes to $MTHP_RESULTS (.output/demo/ from the VM),
+# for scripts/bench-plots.py:
+#   timeline.jsonl  from attach to detach, one `mthpctl -j status --cgroup`
+#                   of the policy cgroup every ~0.2 s (plus the status call's
+#                   own time, ~0.3 s under TCG), one JSON object a line:
+#                   {"t_ms": epoch ms before the call, "phase", "phase_t_ms":
+#                    the step it ran in and when that began, "memory_high":
+#                    the cgroup's file as read, "policy": .policies[0]}
+#   probes.jsonl    each 8 MiB probe of the demo: {"t_ms" (when it ended),
+#                   "cgroup", "large_pct", "max_order"}
+#
 # Exit status: 0 when every step showed what it should, 1 otherwise.
 set -uo pipefail
 
@@ -32,19 +43,38 @@ batch=$CG/demo-batch	# sibling, no policy
 ok=1
 
 step() { printf '\n== %s\n' "$*"; }
+now_ms() { date +%s%3N; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 bad() { echo "!! $*"; ok=0; }
 
-# One probe of 8 MiB in CGROUP; shows the faulter's line and prints the share
-# of pages that sit in large folios.
+# One probe of 8 MiB in CGROUP; shows the faulter's line, records it in
+# probes.jsonl and prints the share of pages that sit in large folios.
 probe() {
-	local line
+	local line pct order
 	line=$("$H/faulter" -c "$1" -s 8 -n 1) || { echo "faulter failed" >&2; echo 0; return; }
 	echo "   $(basename "$1"): ${line#* * * }" >&2
-	sed -n 's/.* large_pct=\([0-9]*\).*/\1/p' <<<"$line"
+	pct=$(sed -n 's/.* large_pct=\([0-9]*\).*/\1/p' <<<"$line")
+	order=$(sed -n 's/.* max_order=\([0-9]*\).*/\1/p' <<<"$line")
+	printf '{"t_ms":%s,"cgroup":"%s","large_pct":%s,"max_order":%s}\n' \
+		"$(now_ms)" "$1" "${pct:-null}" "${order:-null}" >>"$probes"
+	echo "$pct"
 }
 
-now_ms() { date +%s%3N; }
+# The timeline: which step the demo is in (read by the sampler), and the
+# sampler itself, in the background from attach to detach.
+phase() { echo "$1 $(now_ms)" >"$phase_file.tmp" && mv "$phase_file.tmp" "$phase_file"; }
+sample_status() {
+	local cg=$1 t name since high pol
+	while :; do
+		t=$(now_ms)
+		read -r name since <"$phase_file"
+		high=$(cat "$cg/memory.high" 2>/dev/null)
+		pol=$("$M" -j status --cgroup "$cg" 2>/dev/null | jq -c '.policies[0] // null')
+		printf '{"t_ms":%s,"phase":"%s","phase_t_ms":%s,"memory_high":"%s","policy":%s}\n' \
+			"$t" "$name" "$since" "$high" "${pol:-null}" >>"$timeline"
+		sleep 0.2
+	done
+}
 
 # Probe CGROUP every half second until its share of large folios is
 # (ge|le) LIMIT, for at most 10 s; says how long that took after T0.
@@ -62,11 +92,13 @@ probe_until() {
 }
 
 cleanup() {
+	[ -n "${smp:-}" ] && kill "$smp" 2>/dev/null
 	"$M" detach --cgroup "$app" >/dev/null 2>&1
 	[ -n "${thr:-}" ] && kill -9 "$thr" 2>/dev/null
 	[ -n "${bal:-}" ] && kill -9 "$bal" 2>/dev/null
 	wait 2>/dev/null
 	rmdir "$app" "$batch" 2>/dev/null
+	rm -f "${phase_file:-}"
 }
 trap cleanup EXIT
 
@@ -80,25 +112,34 @@ if ! grep -q zram0 /proc/swaps; then
 	echo 1G >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 fi
 mkdir -p "$app" "$batch"
+timeline=$MTHP_RESULTS/timeline.jsonl probes=$MTHP_RESULTS/probes.jsonl
+phase_file=$MTHP_RESULTS/.demo-phase
+: >"$timeline"; : >"$probes"
 
 step "every mTHP size set to 'always'; attach the auto policy to $app"
 run "$M" attach --cgroup "$app" || bad "attach failed"
+phase attach
+sample_status "$app" &
+smp=$!
 # The application: 24 MiB it keeps (above auto's 16 MiB minimum usage).
 "$H/faulter" -c "$app" -b 24 -s 2 -n 1 -H >/dev/null 2>&1 &
 bal=$!
 sleep 1
 
 step "no pressure: both cgroups get large folios (24 MiB in use: not small)"
+phase no-pressure
 probe_until "$app" ge 50 "$(now_ms)" || bad "the policy cgroup did not get large folios"
 [ "$(probe "$batch")" -ge 50 ] || bad "the sibling did not get large folios"
 run "$M" status --cgroup "$app"
 
 step "pressure: a 64 MiB thrasher in $app, then memory.high=40M"
+phase thrasher
 "$H/thrasher" -c "$app" -s 64 >"$MTHP_RESULTS/thrasher.out" 2>&1 &
 thr=$!
 for i in $(seq 50); do grep -q ready "$MTHP_RESULTS/thrasher.out" && break; sleep 0.2; done
 t0=$(now_ms)
 echo 40M >"$app/memory.high"
+phase pressure
 probe_until "$app" le 5 "$t0" || bad "the policy cgroup still got large folios under pressure"
 [ "$(probe "$batch")" -ge 50 ] || bad "the sibling lost its large folios"
 run "$M" status --cgroup "$app"
@@ -106,10 +147,16 @@ run "$M" status --cgroup "$app"
 step "pressure over: memory.high=max, thrasher stopped"
 t0=$(now_ms)
 echo max >"$app/memory.high"
+phase pressure-over
 kill -9 "$thr"; wait "$thr" 2>/dev/null; thr=
 probe_until "$app" ge 50 "$t0" || bad "large folios did not come back"
 echo "\$ $M -j status --cgroup $app | jq '.policies[0] | ...'"
 "$M" -j status --cgroup "$app" | jq '.policies[0] | {restriction, allowed_sizes_kb, sample: (.sample | {stall_per_window_ns, usage_bytes, usage_peak_bytes, pressure, low_usage})}'
+
+# one more second of samples after the sizes came back
+sleep 1
+kill "$smp"; wait "$smp" 2>/dev/null; smp=
+[ "$(grep -c . "$timeline")" -ge 10 ] || bad "the timeline has fewer than 10 samples ($timeline)"
 
 step "detach: the cgroup follows the global settings again"
 run "$M" detach --cgroup "$app" || bad "detach failed"

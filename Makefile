@@ -94,7 +94,7 @@ MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 
-.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo
+.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
 all: mthpctl
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -238,16 +238,29 @@ check-patches:
 check-kernel-configs:
 	$(Q)scripts/kernel-config-check.sh
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-patches vm-check
+# scripts/bench-plots.py on a fixture cut from real bench and demo results
+# (tests/fixtures/bench-plots): every PNG written and valid, the refusals
+# with their exit statuses (a few seconds; no VM).
+check-plots:
+	$(Q)tests/check-plots.sh
+
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots check-patches vm-check
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests
 	$(Q)scripts/demo.sh
 
 # The standard benchmark set in the VM on the patched kernel (long under TCG:
-# see README.md); BENCH_REPEATS=N (default 3), results in .output/bench/.
-bench: mthpctl
+# see README.md); BENCH_REPEATS=N (default 3), results and plots in
+# .output/bench/; the demo's helpers (vm-tests) record its timeline.
+bench: mthpctl vm-tests
 	$(Q)scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))
+
+# The plots of a result directory again (PLOTS_DIR, default the latest
+# bench; .output/demo for a `make demo`'s timeline alone).
+PLOTS_DIR	?= $(OUTPUT)/bench/latest
+plots:
+	$(Q)scripts/bench-plots.py $(PLOTS_DIR)
 
 # Many policies at once in the VM (scripts/bench-scale.sh): attach and status
 # times, kernel memory per policy; SCALE_N=N policies (default 200).

@@ -149,11 +149,17 @@ def read_sparse(directory):
 
 
 def read_timeline(directory):
+    """The demo's samples that show the policy's state, each with "policy":
+    its status' .policies[0], and its probes."""
     path = os.path.join(directory, TIMELINE_FILE)
     if not os.path.exists(path):
         return None
-    rows = load_jsonl(path)
-    samples = [r for r in rows if r.get("policy") and r["policy"].get("sample")]
+    samples = []
+    for r in load_jsonl(path):
+        pols = (r.get("status") or {}).get("policies") or []
+        if pols and pols[0].get("sample"):
+            r["policy"] = pols[0]
+            samples.append(r)
     if len(samples) < 2:
         raise BadInput("%s: %d samples with a policy state, need 2" % (path, len(samples)))
     for r in samples:
@@ -185,7 +191,7 @@ def all_caps(runs):
     for _, levels in runs:
         for lv in levels:
             for m in lv["modes"]:
-                if "cap_size" in m and m["mode"] not in caps:
+                if m.get("cap_size") is not None:
                     caps.append((m["cap_size"], m["mode"]))
     return [mode for _, mode in sorted(set(caps))]
 

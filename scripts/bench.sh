@@ -8,13 +8,17 @@
 #   --min-usage 1T, i.e. auto's whole decision path answering 4 KiB, against
 #   never: the overhead at 4 KiB; and --hook-cost: its ns per call against
 #   a near-empty choose_orders that also answers 4 KiB, called as often);
-#   sparse; the scale figures (scripts/bench-scale.sh, 200 policies).
+#   sparse; the scale figures (scripts/bench-scale.sh, 200 policies); and
+#   the demo (scripts/demo.sh --guest, ~2 min) for its decision timeline.
+# Then, on the host, the plots (scripts/bench-plots.py) beside the tables.
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
 #   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
 #                 "pagefault", "pagefault_hook", "sparse", "scale"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
+#   demo.txt, timeline.jsonl, probes.jsonl  the demo's output and timeline
+#   bench-redis.png, bench-folios.png, demo-timeline.png  the plots
 #
 # Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
 #   KDIR      kernel result dir (default: scripts/kernel-build.sh, cached)
@@ -22,6 +26,12 @@
 #   BENCH_SIZES (environment) the caps of the noBGSAVE run (default 16K,32K,64K)
 #   SCALE_N (environment) policies of the scale run (default 200)
 #   EXTRA     appended to every redis run, e.g. -- --keys 100000 --requests 100000
+#
+# Exit status: 0 all ran; 1 a benchmark (or the demo) failed; 2 usage or
+# not built; 124-126 the VM timed out, never reported, or the kernel
+# splatted (scripts/vm-run.sh); 4 the benchmarks ran and their tables and
+# JSON are written, but the plots failed (the warning names the rerun:
+# scripts/bench-plots.py OUT). A failed plot never removes a table.
 #
 # Inside the guest the same script runs with --guest OUT.
 set -uo pipefail
@@ -72,6 +82,17 @@ guest() {
 		echo "(exit $?)"
 	} | tee -a bench.txt
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	# the demo last (it leaves every size at 'always'), with the swap the
+	# scale run went without: its thrasher needs somewhere to go
+	swapon /dev/zram0 2>/dev/null
+	echo "bench: demo: scripts/demo.sh --guest (decision timeline)" >&2
+	"$top/scripts/demo.sh" --guest >demo.txt 2>&1 || {
+		rc=1
+		echo "bench: demo failed (see $out/demo.txt)" >&2
+	}
+	local samples
+	samples=$(grep -c . timeline.jsonl 2>/dev/null)
+	echo "demo: ${samples:-0} timeline samples ($(tail -n1 demo.txt))" | tee -a bench.txt
 
 	python3 - "$out" "$t0" <<'PY'
 import json, os, sys, time
@@ -108,7 +129,8 @@ while [ $# -gt 0 ]; do
 	*) echo "bench.sh: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
 	esac
 done
-[ -x "$M" ] || { echo "bench.sh: build mthpctl first (make)" >&2; exit 2; }
+[ -x "$M" ] && [ -x "$top/.output/tests/vm/thrasher" ] ||
+	{ echo "bench.sh: build mthpctl and the demo's helpers first (make mthpctl vm-tests)" >&2; exit 2; }
 [ -n "$kdir" ] || kdir=$("$top/scripts/kernel-build.sh" | tail -n1) || exit 1
 if [ -z "$out" ]; then
 	out=$top/.output/bench/$(date -u +%Y%m%dT%H%M%SZ)
@@ -124,5 +146,13 @@ echo "bench: kernel $kdir, results in $out (redis under TCG takes long: see READ
 	SCALE_N="${SCALE_N:-200}" \
 	"$top/scripts/bench.sh" --guest "$out" "$@"
 rc=$?
-echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json" >&2
+# plots of whatever was measured, even after a failure; never fatal to the tables
+"$top/scripts/bench-plots.py" "$out"
+plot_rc=$?
+if [ "$plot_rc" != 0 ]; then
+	echo "bench: warning: the plots failed (bench-plots.py status $plot_rc); tables and JSON are" \
+		"kept; after fixing it: scripts/bench-plots.py $out" >&2
+	[ "$rc" = 0 ] && rc=4
+fi
+echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json, plots: $out/*.png" >&2
 exit $rc

@@ -13,11 +13,12 @@
 # The decision timeline goes to $MTHP_RESULTS (.output/demo/ from the VM),
 # for scripts/bench-plots.py:
 #   timeline.jsonl  from attach to detach, one `mthpctl -j status --cgroup`
-#                   of the policy cgroup every ~0.2 s (plus the status call's
-#                   own time, ~0.3 s under TCG), one JSON object a line:
-#                   {"t_ms": epoch ms before the call, "phase", "phase_t_ms":
-#                    the step it ran in and when that began, "memory_high":
-#                    the cgroup's file as read, "policy": .policies[0]}
+#                   of the policy cgroup every 0.25 s plus the call's own
+#                   time (0.3-3 s under TCG, with the thrasher running), one
+#                   JSON object a line: {"t_ms": epoch ms before the call,
+#                   "phase", "phase_t_ms": the step it ran in and when that
+#                   began, "memory_high": the cgroup's file as read,
+#                   "status": the call's whole output}
 #   probes.jsonl    each 8 MiB probe of the demo: {"t_ms" (when it ended),
 #                   "cgroup", "large_pct", "max_order"}
 #
@@ -63,16 +64,17 @@ probe() {
 # The timeline: which step the demo is in (read by the sampler), and the
 # sampler itself, in the background from attach to detach.
 phase() { echo "$1 $(now_ms)" >"$phase_file.tmp" && mv "$phase_file.tmp" "$phase_file"; }
+# One process a sample (no jq, no date: under TCG each exec costs ~0.1-0.3 s).
 sample_status() {
-	local cg=$1 t name since high pol
+	local cg=$1 t name since high st
 	while :; do
-		t=$(now_ms)
+		t=${EPOCHREALTIME//[.,]/}
 		read -r name since <"$phase_file"
-		high=$(cat "$cg/memory.high" 2>/dev/null)
-		pol=$("$M" -j status --cgroup "$cg" 2>/dev/null | jq -c '.policies[0] // null')
-		printf '{"t_ms":%s,"phase":"%s","phase_t_ms":%s,"memory_high":"%s","policy":%s}\n' \
-			"$t" "$name" "$since" "$high" "${pol:-null}" >>"$timeline"
-		sleep 0.2
+		read -r high <"$cg/memory.high"
+		st=$("$M" -j status --cgroup "$cg" 2>/dev/null)
+		printf '{"t_ms":%s,"phase":"%s","phase_t_ms":%s,"memory_high":"%s","status":%s}\n' \
+			"${t:0:-3}" "$name" "$since" "$high" "${st:-null}" >>"$timeline"
+		sleep 0.25
 	done
 }
 

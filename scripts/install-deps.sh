@@ -26,6 +26,9 @@ pkgs=(
 	prometheus
 	# systemd-analyze (package systemd): make check-units verifies the units
 	systemd
+	# scripts/bench-plots.py (make bench, make plots, make check-plots);
+	# it runs /usr/bin/python3, the interpreter this package is built for
+	python3-matplotlib
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev

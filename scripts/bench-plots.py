@@ -309,9 +309,35 @@ RESTRICTION_COLORS = {"none": "#2ca02c", "pressure": "#d62728", "low-usage": "#f
                       "no-sample": "#7f7f7f", "cap": "#1f77b4", "sparse": "#9467bd"}
 
 
+def pressure_spans(samples, phase_ms):
+    """[(start_ms, end_ms, memory.high)] while memory.high was below max. A
+    sample shows the file as read after its t_ms, so a change happened
+    between two samples; when a demo step began there (its phase_t_ms is
+    taken just before the write), that is when."""
+    def edge(i):
+        lo = samples[i - 1]["t_ms"] if i > 0 else float("-inf")
+        hi = samples[i + 1]["t_ms"] if i + 1 < len(samples) else float("inf")
+        near = [p for p in phase_ms if lo < p < hi]
+        return min(near, key=lambda p: abs(p - samples[i]["t_ms"])) if near \
+            else samples[i]["t_ms"]
+    spans, start, limit = [], None, None
+    for i, s in enumerate(samples):
+        on = s["memory_high"] not in ("max", "")
+        if on and start is None:
+            start, limit = edge(i), s["memory_high"]
+        elif not on and start is not None:
+            spans.append((start, edge(i), limit))
+            start = None
+    if start is not None:
+        spans.append((start, samples[-1]["t_ms"], limit))
+    return spans
+
+
 def plot_timeline(plt, timeline, out):
     samples, probes = timeline
-    t0 = samples[0]["t_ms"]
+    # the demo's steps, at the exact time each began; time 0 is the first
+    phases = sorted({(s["phase_t_ms"], s["phase"]) for s in samples})
+    t0 = min(samples[0]["t_ms"], phases[0][0])
     t = [(s["t_ms"] - t0) / 1000.0 for s in samples]
     # a sample holds until the next one; the last for the median interval
     steps = sorted(b - a for a, b in zip(t, t[1:]))
@@ -320,20 +346,9 @@ def plot_timeline(plt, timeline, out):
     nrows = 4 if probes else 3
     fig, axes = plt.subplots(nrows, 1, figsize=(11, 2.3 * nrows + 1), sharex=True,
                              gridspec_kw={"height_ratios": [2.2] + [1] * (nrows - 1)})
-
     # memory.high below max: the demo's pressure, shaded in every panel
-    spans, start, limit = [], None, None
-    for s, a, b in zip(samples, t, ends):
-        on = s["memory_high"] not in ("max", "")
-        if on and start is None:
-            start, limit = a, s["memory_high"]
-        if not on and start is not None:
-            spans.append((start, a, limit))
-            start = None
-    if start is not None:
-        spans.append((start, ends[-1], limit))
-    # the demo's steps, at the exact time each began
-    phases = sorted({(s["phase_t_ms"], s["phase"]) for s in samples})
+    spans = [((a - t0) / 1000.0, (b - t0) / 1000.0, limit)
+             for a, b, limit in pressure_spans(samples, [ms for ms, _ in phases])]
 
     ax = axes[0]
     sizes = sorted({kb for p in pol for kb in p["allowed_sizes_kb"]})
@@ -354,8 +369,6 @@ def plot_timeline(plt, timeline, out):
     ymax = ax.get_ylim()[1]
     for ms, name in phases:
         x = (ms - t0) / 1000.0
-        if x < t[0] - 1:
-            continue
         for a in axes:
             a.axvline(x, color="black", linestyle=":", linewidth=0.8)
         ax.annotate(name, (x, ymax), xytext=(2, -2), textcoords="offset points",

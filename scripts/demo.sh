@@ -63,7 +63,9 @@ probe() {
 
 # The timeline: which step the demo is in (read by the sampler), and the
 # sampler itself, in the background from attach to detach.
-phase() { echo "$1 $(now_ms)" >"$phase_file.tmp" && mv "$phase_file.tmp" "$phase_file"; }
+# NAME [T_MS]: the step NAME began now, or at T_MS (taken just before the
+# write that began it: a fork under TCG may take most of a second)
+phase() { echo "$1 ${2:-$(now_ms)}" >"$phase_file.tmp" && mv "$phase_file.tmp" "$phase_file"; }
 # One process a sample (no jq, no date: under TCG each exec costs ~0.1-0.3 s).
 sample_status() {
 	local cg=$1 t name since high st
@@ -141,7 +143,7 @@ thr=$!
 for i in $(seq 50); do grep -q ready "$MTHP_RESULTS/thrasher.out" && break; sleep 0.2; done
 t0=$(now_ms)
 echo 40M >"$app/memory.high"
-phase pressure
+phase pressure "$t0"
 probe_until "$app" le 5 "$t0" || bad "the policy cgroup still got large folios under pressure"
 [ "$(probe "$batch")" -ge 50 ] || bad "the sibling lost its large folios"
 run "$M" status --cgroup "$app"
@@ -149,7 +151,7 @@ run "$M" status --cgroup "$app"
 step "pressure over: memory.high=max, thrasher stopped"
 t0=$(now_ms)
 echo max >"$app/memory.high"
-phase pressure-over
+phase pressure-over "$t0"
 kill -9 "$thr"; wait "$thr" 2>/dev/null; thr=
 probe_until "$app" ge 50 "$t0" || bad "large folios did not come back"
 echo "\$ $M -j status --cgroup $app | jq '.policies[0] | ...'"

@@ -417,7 +417,7 @@ def plot_timeline(plt, timeline, out):
 
     for a in axes:
         for s0, s1, _ in spans:
-            a.axvspan(s0, s1, color="#d62728", alpha=0.12, linewidth=0)
+            a.axvspan(s0, s1, color="#d62728", alpha=0.12, linewidth=0, zorder=0)
         a.grid(alpha=0.3)
     axes[-1].set_xlabel("seconds since attach (one mthpctl -j status --cgroup per sample)")
     fig.suptitle("the demo's auto policy over time: pressure on and off against the sizes "

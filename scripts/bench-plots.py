@@ -427,8 +427,16 @@ def plot_timeline(plt, timeline, out):
     plt.close(fig)
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # argparse would exit 2, which means "no input" here
+        self.print_usage(sys.stderr)
+        print("bench-plots: %s" % message, file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
 def main():
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         description="PNG plots of a bench result directory (see the header of this script)")
     ap.add_argument("dir", metavar="DIR", help="result directory (.output/bench/latest)")
     ap.add_argument("-o", "--out", metavar="OUTDIR", help="where the PNGs go (default: DIR)")
@@ -438,7 +446,6 @@ def main():
               ".output/bench/latest" % args.dir, file=sys.stderr)
         return EXIT_USAGE
     out = args.out or args.dir
-    os.makedirs(out, exist_ok=True)
 
     status = 0
     jobs = []		# (PNG name, function drawing it into a path)
@@ -475,6 +482,7 @@ def main():
         print("bench-plots: %s: install python3-matplotlib (scripts/install-deps.sh)" % e,
               file=sys.stderr)
         return EXIT_NO_MATPLOTLIB
+    os.makedirs(out, exist_ok=True)
     for name, draw in jobs:
         path = os.path.join(out, name)
         try:

@@ -7,7 +7,8 @@
 #     and 20 KB (a blank figure of that size is ~5 KB), and no temporary
 #     file is left;
 #   - the refusals keep their documented exit statuses: 1 for a missing
-#     directory, 2 for a directory without inputs, 3 for a broken input,
+#     directory or a bad option, 2 for a directory without inputs (nothing
+#     written), 3 for a broken input,
 #     and a broken timeline does not cost the other plots.
 # Fails when matplotlib is missing (scripts/install-deps.sh installs it).
 set -uo pipefail
@@ -105,10 +106,12 @@ run_plots demo-only 0 "$tmp/demo"
 rc=$?
 [ "$rc" = 1 ] && grep -q "not a directory" "$tmp/absent.log" && ok "missing dir: exit 1" ||
 	fail "missing dir: exit $rc: $(cat "$tmp/absent.log")"
+"$plots" --no-such-option "$tmp/full" >"$tmp/option.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] && ok "bad option: exit 1" || fail "bad option: exit $rc: $(cat "$tmp/option.log")"
 mkdir "$tmp/empty"
 run_plots empty 2 "$tmp/empty"
-[ ! -e "$tmp/empty/png" ] || [ -z "$(ls "$tmp/empty/png")" ] && ok "empty: no PNG" ||
-	fail "empty: wrote $(ls "$tmp/empty/png")"
+[ ! -e "$tmp/empty/png" ] && ok "empty: nothing written" || fail "empty: made $tmp/empty/png"
 
 # a timeline cut mid-line: exit 3 naming it, the bench plots still written
 cp -r "$fixture" "$tmp/cut"

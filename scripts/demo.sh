@@ -14,7 +14,7 @@
 # for scripts/bench-plots.py:
 #   timeline.jsonl  from attach to detach, one `mthpctl -j status --cgroup`
 #                   of the policy cgroup every 0.25 s plus the call's own
-#                   time (0.3-3 s under TCG, with the thrasher running), one
+#                   time (samples 0.6-3.0 s apart under TCG in two runs), one
 #                   JSON object a line: {"t_ms": epoch ms before the call,
 #                   "phase", "phase_t_ms": the step it ran in and when that
 #                   began, "memory_high": the cgroup's file as read,

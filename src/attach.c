@@ -33,6 +33,10 @@ struct attach_args {
 	const char *policy;
 	const char *threshold, *window, *min_usage, *max_size;
 	bool replace, private_obj;
+	/* set: the options come from a caller's words, not the command line
+	 * (mthpctl_attach_parse_words): a refusal goes here, unprinted */
+	char *err;
+	size_t err_len;
 };
 
 static const struct argp_option options[] = {
@@ -67,7 +71,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_SIZE: a->max_size = arg; break;
 	case OPT_REPLACE: a->replace = true; break;
 	case OPT_PRIVATE: a->private_obj = true; break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
+	case ARGP_KEY_ARG:
+		if (a->err) {
+			snprintf(a->err, a->err_len, "unexpected argument '%s'", arg);
+			return EINVAL;
+		}
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_ERROR:
+		/* an option argp refused itself (unknown, or its argument
+		 * missing): it printed nothing under ARGP_NO_ERRS */
+		if (a->err && !a->err[0])
+			snprintf(a->err, a->err_len, "unrecognized option or missing argument: '%s'",
+				 state->argv[state->next > 1 ? state->next - 1 : 1]);
+		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
@@ -105,21 +122,65 @@ __u32 mthpctl_pmd_order(void)
 	return order > 0 ? order : MTHPCTL_DEFAULT_TOP_ORDER;
 }
 
-/* Validate options into params; returns 0 or an exit code (printed). */
-static int build_params(const struct attach_args *a, struct mthpctl_params *p)
+/* The policy options into params: 0, or MTHPCTL_EXIT_USAGE with why in err. */
+static int build_spec(const struct attach_args *a, struct mthpctl_params *p, char *err, size_t len)
 {
 	const struct mthpctl_policy_spec spec = {
 		.policy = a->policy, .threshold = a->threshold, .window = a->window,
 		.min_usage = a->min_usage, .max_size = a->max_size,
 	};
+
+	return mthpctl_policy_build(&spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", p,
+				    err, len, NULL) ? MTHPCTL_EXIT_USAGE : 0;
+}
+
+/* Validate options into params; returns 0 or an exit code (printed). */
+static int build_params(const struct attach_args *a, struct mthpctl_params *p)
+{
 	char err[512];
 
 	if (!a->cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "--cgroup PATH is required");
-	if (mthpctl_policy_build(&spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", p,
-				 err, sizeof(err), NULL))
+	if (build_spec(a, p, err, sizeof(err)))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s", err);
 	return 0;
+}
+
+static unsigned int attach_flags(const struct attach_args *a)
+{
+	return (a->replace ? MTHPCTL_ATTACH_REPLACE : 0) | (a->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0);
+}
+
+int mthpctl_attach_parse_words(char *const words[], int nw, struct mthpctl_params *p,
+			       unsigned int *flags, char *err, size_t len)
+{
+	struct attach_args a = { .err = err, .err_len = len };
+	char *argv[MTHPCTL_ATTACH_MAX_WORDS + 3];
+	int argc = 0, i;
+
+	err[0] = '\0';
+	if (nw < 1 || nw > MTHPCTL_ATTACH_MAX_WORDS) {
+		snprintf(err, len, "a policy is 1 to %d words (NAME [attach options])",
+			 MTHPCTL_ATTACH_MAX_WORDS);
+		return MTHPCTL_EXIT_USAGE;
+	}
+	argv[argc++] = "attach";
+	argv[argc++] = "--policy";
+	for (i = 0; i < nw; i++)
+		argv[argc++] = words[i];
+	argv[argc] = NULL;
+	/* attach's own parser: no exit, no message printed, no --help */
+	if (argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_ERRS | ARGP_NO_HELP, NULL, &a)) {
+		if (!err[0])
+			snprintf(err, len, "bad attach options");
+		return MTHPCTL_EXIT_USAGE;
+	}
+	if (a.cgroup) {
+		snprintf(err, len, "--cgroup is not a policy option");
+		return MTHPCTL_EXIT_USAGE;
+	}
+	*flags = attach_flags(&a);
+	return build_spec(&a, p, err, len);
 }
 
 static int load_error(int err, const char *what)
@@ -642,8 +703,7 @@ int cmd_attach(int argc, char **argv)
 	ret = build_params(&a, &p);
 	if (ret)
 		return ret;
-	ret = mthpctl_attach(a.cgroup, &p, (a.replace ? MTHPCTL_ATTACH_REPLACE : 0) |
-			     (a.private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &r);
+	ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r);
 	if (ret)
 		return ret;
 	attach_report(a.cgroup, &p, &r);

@@ -204,42 +204,53 @@ int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, 
 	return bench_policy_attach_words(o->policy_words, o->nr_policy_words, cg, note, len);
 }
 
+/* Errors of the attach and detach code into buf instead of stdout/stderr
+ * (a note of the report); the previous target back with prev. */
+static void errors_to(char *buf, size_t len, char **prev_buf, size_t *prev_len)
+{
+	*prev_buf = g.error_buf;
+	*prev_len = g.error_len;
+	g.error_buf = buf;
+	g.error_len = len;
+}
+
 int bench_policy_attach_words(char *const words[], int nw, const char *cg, char *note, size_t len)
 {
-	char *args[8 + BENCH_MAX_POLICY_WORDS], out[2048];
-	int n = 0, i, ret, idx = cg_index(cg);
+	struct mthpctl_attach_result res;
+	struct mthpctl_params p;
+	unsigned int flags;
+	char *prev_buf;
+	size_t prev_len;
+	int ret, idx = cg_index(cg);
 
 	if (bench_mount_bpffs()) {
 		snprintf(note, len, "cannot mount bpffs at %s: %s", MTHPCTL_BPFFS, strerror(errno));
 		return MTHPCTL_EXIT_BPFFS;
 	}
-	args[n++] = "attach";
-	args[n++] = "--cgroup";
-	args[n++] = (char *)cg;
-	args[n++] = "--policy";
-	for (i = 0; i < nw && i < BENCH_MAX_POLICY_WORDS; i++)
-		args[n++] = words[i];
-	args[n] = NULL;
-	ret = bench_run_self(args, out, sizeof(out));
-	if (ret == 0) {
-		if (idx >= 0)
-			cgs.attached[idx] = true;
-		return 0;
-	}
-	out[strcspn(out, "\n")] = '\0';
-	snprintf(note, len, "%s", strncmp(out, "mthpctl: error: ", 16) ? out : out + 16);
-	return ret < 0 ? MTHPCTL_EXIT_FAIL : ret;
+	ret = mthpctl_attach_parse_words(words, nw, &p, &flags, note, len);
+	if (ret)
+		return ret;
+	errors_to(note, len, &prev_buf, &prev_len);
+	ret = mthpctl_attach(cg, &p, flags, &res);
+	errors_to(prev_buf, prev_len, &prev_buf, &prev_len);
+	if (!ret && idx >= 0)
+		cgs.attached[idx] = true;
+	return ret;
 }
 
 void bench_policy_detach(const char *cg)
 {
-	char *args[] = { "detach", "--cgroup", (char *)cg, NULL };
-	char out[1024];
+	char err[1024], *prev_buf;
+	size_t prev_len;
 	int idx = cg_index(cg);
+	__u64 id;
 
 	if (idx < 0 || !cgs.attached[idx])
 		return;
-	bench_run_self(args, out, sizeof(out));
+	/* as before: a policy that is gone already is no error here */
+	errors_to(err, sizeof(err), &prev_buf, &prev_len);
+	mthpctl_detach(cg, &id);
+	errors_to(prev_buf, prev_len, &prev_buf, &prev_len);
 	cgs.attached[idx] = false;
 }
 

@@ -92,9 +92,6 @@ int bench_wait(pid_t pid, __u64 timeout_ns, int *status);
 void bench_kill(pid_t pid);
 /* bench_kill every child still tracked (bench_restore). */
 void bench_kill_all(void);
-/* Run this mthpctl with args (NULL-terminated); its stdout and stderr into
- * out. Exit status or -errno. */
-int bench_run_self(char *const args[], char *out, size_t len);
 /* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
  * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
 int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
@@ -115,11 +112,12 @@ int bench_cg_create(const char *name, char *path, size_t len);
 int bench_cg_remove(const char *path);
 int bench_cg_write(const char *cg, const char *file, const char *value);
 
-/* Attach the configured policy to cg by running mthpctl attach. Returns 0,
- * MTHPCTL_EXIT_UNSUPPORTED (kernel lacks it: the note is filled) or another
- * exit code (printed). */
+/* Attach the configured policy to cg with attach's own code, in this
+ * process. Returns 0 or attach's exit code, why in note (nothing printed:
+ * the report carries it). */
 int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
-/* The same with explicit words: {"fixed", "--max-size", "16K"}. */
+/* The same with explicit words: {"fixed", "--max-size", "16K"} (the policy
+ * name, then attach's options; read by attach's parser). */
 int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over

@@ -137,6 +137,13 @@ struct mthpctl_attach_result {
 __u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
 		   struct mthpctl_attach_result *res);
+/* A policy as words of attach's command line after --cgroup PATH
+ * ({"auto", "--min-usage", "1T"}: its name, then attach's options), read by
+ * attach's own parser into p and MTHPCTL_ATTACH_* flags. 0, or
+ * MTHPCTL_EXIT_USAGE with why in err (nothing printed). */
+#define MTHPCTL_ATTACH_MAX_WORDS	16
+int mthpctl_attach_parse_words(char *const words[], int nw, struct mthpctl_params *p,
+			       unsigned int *flags, char *err, size_t len);
 
 /* detach.c: detach the policy of the cgroup directory (*id: its cgroup
  * id), or of cgroup id (name: how messages call it); errors printed. An

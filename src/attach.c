@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl attach: checks -> share an attached object with equal rodata, or
- * open, set rodata and load -> pin -> new link or replace -> report. */
+/*
+ * mthpctl attach: checks -> share an attached object with equal rodata, or
+ * open, set rodata and load -> pin -> new link or replace -> report.
+ *
+ * Above 500 lines on purpose: every step works on one struct policy_obj
+ * and on one pin protocol (a _new directory filled, then renamed or
+ * exchanged into place under the pin lock) that detach, status and the
+ * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on. Split, that protocol would be
+ * spread over files and policy_obj exported with no second user. The
+ * option table is here with its two readers: the command line and the words
+ * of bench's --policy (mthpctl_attach_parse_words).
+ */
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What `mthpctl status` gathers (status.c), shared with its renderers:
- * plain text (status_plain.c), JSON (status_json.c) and the Prometheus text
- * exposition (status_prometheus.c).
+ * What `mthpctl status` gathers (status.c, status_hook.c), shared with its
+ * renderers: plain text (status_plain.c), JSON (status_json.c) and the
+ * Prometheus text exposition (status_prometheus.c).
  */
 #ifndef MTHPCTL_STATUS_H
 #define MTHPCTL_STATUS_H
@@ -70,6 +70,11 @@ void status_kernel_plain(const struct env *e);
  * all), their pins read (gather_pins: link, parameters, totals; cgstate_fd
  * left open, the caller closes it). Returns how many, in *out (malloc'd). */
 size_t status_gather_pin_dirs(__u64 only, struct policy **out);
+
+/* status_hook.c: for each policy, its choose_orders program (prog_id,
+ * run_cnt, run_time_ns), its object's link count (object_links) and the
+ * bpf_mthp_ops in effect for its cgroup (nr_effective, effective). */
+void status_gather_hooks(const struct env *e, struct policy *pol, size_t n);
 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */

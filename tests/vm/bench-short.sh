@@ -98,8 +98,10 @@ fi
 if run pagefault pagefault --size 16M --iterations 2; then
 	check pf "$out/pagefault.json" "($modes for m in [j['modes']]) and all(x['ns_per_4k'] > 0 and x['ns_per_4k_spread']['n'] == 1 for x in j['modes']) and (j['policy_overhead_pct'] is not None) == (len(j['modes']) == 3)"
 	result "pagefault JSON" $? "unexpected JSON (above)"
-	check pf2 "$out/pagefault.json" "[x for x in j['modes'] if x['mode'] == 'always'][0]['ns_per_4k'] < [x for x in j['modes'] if x['mode'] == 'never'][0]['ns_per_4k']"
-	result "pagefault: always faults cheaper per 4K than never" $? "not cheaper"
+	# counts, not time: one run of 2 iterations under TCG cannot order the
+	# modes' ns per 4K (CI saw always 53,440 ns vs never 25,528 ns once)
+	check pf2 "$out/pagefault.json" "(f := {x['mode']: {m['size_kb']: m['anon_fault_alloc'] for m in x['mthp']} for x in j['modes']})['always'][2048] > 0 and not any(f['never'].values())"
+	result "pagefault: always faulted 2M folios, never none above 4K" $? "unexpected folio counts (above)"
 fi
 if [ $policy_ok = 1 ] && run pagefault_hook pagefault --size 16M --iterations 2 --modes always,policy --hook-cost; then
 	check pfh "$out/pagefault_hook.json" "(h := j['hook_cost'])['policy_calls'] > 0 and h['floor_calls'] > 0 and h['policy_ns_per_call']['median'] > 0 and h['floor_ns_per_call']['median'] > 0 and isinstance(h['policy_vs_floor']['distinguishable'], bool)"

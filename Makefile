@@ -10,6 +10,9 @@ BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 # systemd reads units from /usr/local/lib/systemd/system as well
 SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR	?= /etc
+# the example policies (objects and sources) and the headers for writing one
+DATADIR		?= $(PREFIX)/share/mthpctl
+INCLUDEDIR	?= $(PREFIX)/include
 
 CC		?= cc
 CLANG		?= clang-19
@@ -89,13 +92,17 @@ FUZZ_LIB_OBJS	:= $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
 FUZZ_SECONDS	?= 60
 FUZZ_SHORT_SECONDS ?= 5
 SKEL		:= $(OUTPUT)/mthp.skel.h
+# Example policies for attach --object (bpf/example_*.bpf.c), shipped.
+EXAMPLE_SRCS	:= $(wildcard bpf/example_*.bpf.c)
+EXAMPLE_OBJS	:= $(EXAMPLE_SRCS:bpf/%.c=$(OUTPUT)/%.o)
+OPS_HEADERS	:= include/mthp_ops.h include/mthp_policy.h include/mthp_stats.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 
-.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
-all: mthpctl
+.PHONY: all examples clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
+all: mthpctl examples
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
 	$(call msg,TOOLCHN,libbpf+bpftool)
@@ -115,6 +122,17 @@ $(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The examples are shipped linked by `gen object` (as the built-in policy's
+# skeleton is): their BTF stays, the DWARF (~500 KB of vmlinux.h types) goes.
+examples: $(EXAMPLE_OBJS)
+$(EXAMPLE_OBJS:$(OUTPUT)/%=$(OUTPUT)/bpf/%): $(OUTPUT)/bpf/%.o: bpf/%.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+$(EXAMPLE_OBJS): $(OUTPUT)/%.o: $(OUTPUT)/bpf/%.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
 
 # `gen object` links the object and drops DWARF: a smaller skeleton.
 $(OUTPUT)/mthp.lbpf.o: $(OUTPUT)/mthp.bpf.o
@@ -207,7 +225,7 @@ check-units: mthpctl
 
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)
-vm-tests: $(VM_TEST_BINS)
+vm-tests: $(VM_TEST_BINS) $(EXAMPLE_OBJS)
 
 $(OUTPUT)/tests/vm/faulter $(OUTPUT)/tests/vm/thrasher: $(OUTPUT)/tests/vm/%: tests/vm/%.c
 	$(call msg,CC,$@)
@@ -273,10 +291,13 @@ $(OUTPUT)/man/%: man/%.rst
 	$(Q)mkdir -p $(@D)
 	$(Q)$(RST2MAN) --exit-status=2 $< $@
 
-install: mthpctl $(MANS)
+install: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/mthpctl/policies.d
+		$(DESTDIR)$(SYSCONFDIR)/mthpctl/policies.d $(DESTDIR)$(DATADIR)/examples \
+		$(DESTDIR)$(INCLUDEDIR)/mthpctl
+	$(Q)install -m 0644 $(EXAMPLE_OBJS) $(EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
+	$(Q)install -m 0644 $(OPS_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mthpctl/
 	$(Q)install -m 0755 mthpctl $(DESTDIR)$(SBINDIR)/mthpctl
 	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/mthpctl.service.in > $(OUTPUT)/mthpctl.service
 	$(Q)install -m 0644 $(OUTPUT)/mthpctl.service $(DESTDIR)$(SYSTEMDUNITDIR)/mthpctl.service
@@ -289,5 +310,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) mthpctl
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
 	$(SAN_OUT)/src/*.d $(SAN_OUT)/tests/unit/*.d $(FUZZ_OUT)/src/*.d $(FUZZ_OUT)/*.d)

@@ -68,13 +68,13 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/bench_stats.c \
-		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c
+		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   src/bench.c src/bench_env.c src/bench_proc.c src/bench_cgroup.c \
 		   src/bench_measure.c src/bench_report.c src/bench_redis.c src/bench_redis_report.c \
 		   src/bench_pagefault.c src/bench_sparse.c src/bench_hook.c \
 		   src/status_hook.c src/status_plain.c src/status_json.c src/status_prometheus.c \
-		   src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
+		   src/attach_object.c src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_SRCS	:= $(wildcard tests/unit/*.c)

@@ -225,7 +225,14 @@ check-units: mthpctl
 
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)
-vm-tests: $(VM_TEST_BINS) $(EXAMPLE_OBJS)
+# objects attach --object is tested with (beside the examples)
+VM_TEST_OBJS	:= $(patsubst tests/vm/%.bpf.c,$(OUTPUT)/tests/vm/%.bpf.o,$(wildcard tests/vm/*.bpf.c))
+vm-tests: $(VM_TEST_BINS) $(VM_TEST_OBJS) $(EXAMPLE_OBJS)
+
+$(VM_TEST_OBJS): $(OUTPUT)/tests/vm/%.bpf.o: tests/vm/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUTPUT)/tests/vm/faulter $(OUTPUT)/tests/vm/thrasher: $(OUTPUT)/tests/vm/%: tests/vm/%.c
 	$(call msg,CC,$@)

@@ -125,11 +125,14 @@ int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_o
 	}
 	u->obj = bpf_object__open_file(real, NULL);
 	if (!u->obj) {
-		int e = errno;
+		char why[128];
 
+		/* libbpf's own codes (not an ELF file, ...) are above errno's */
+		libbpf_strerror(errno, why, sizeof(why));
 		free(real);
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s is not a BPF object libbpf can open: %s "
-				     "(libbpf's warnings, if any, are above)", file, strerror(e));
+				     "(name a BPF object file, e.g. one built with clang -target bpf)",
+				     file, why);
 	}
 	n = ops_maps(u->obj, m, maps, 32);
 	pick = mthpctl_pick_ops(m, n, ops, file, err, sizeof(err));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl attach: checks -> share an attached object with equal rodata, or
- * open, set rodata and load -> pin -> new link or replace -> report.
+ * open, set rodata and load -> pin -> new link or replace -> report. With
+ * --object the user's object is opened and loaded by attach_object.c
+ * instead, and linked and pinned here by the same steps.
  *
  * Above 500 lines on purpose: every step works on one struct policy_obj
  * and on one pin protocol (a _new directory filled, then renamed or

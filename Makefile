@@ -10,6 +10,9 @@ BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 # systemd reads units from /usr/local/lib/systemd/system as well
 SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR	?= /etc
+# the example policies (objects and sources) and the headers for writing one
+DATADIR		?= $(PREFIX)/share/mthpctl
+INCLUDEDIR	?= $(PREFIX)/include
 
 CC		?= cc
 CLANG		?= clang-19
@@ -65,13 +68,13 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench_calc.c src/bench_stats.c \
-		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c
+		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   src/bench.c src/bench_env.c src/bench_proc.c src/bench_cgroup.c \
 		   src/bench_measure.c src/bench_report.c src/bench_redis.c src/bench_redis_report.c \
 		   src/bench_pagefault.c src/bench_sparse.c src/bench_hook.c \
 		   src/status_hook.c src/status_plain.c src/status_json.c src/status_prometheus.c \
-		   src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
+		   src/attach_object.c src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
 TEST_SRCS	:= $(wildcard tests/unit/*.c)
@@ -89,13 +92,17 @@ FUZZ_LIB_OBJS	:= $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
 FUZZ_SECONDS	?= 60
 FUZZ_SHORT_SECONDS ?= 5
 SKEL		:= $(OUTPUT)/mthp.skel.h
+# Example policies for attach --object (bpf/example_*.bpf.c), shipped.
+EXAMPLE_SRCS	:= $(wildcard bpf/example_*.bpf.c)
+EXAMPLE_OBJS	:= $(EXAMPLE_SRCS:bpf/%.c=$(OUTPUT)/%.o)
+OPS_HEADERS	:= include/mthp_ops.h include/mthp_policy.h include/mthp_stats.h
 MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 
-.PHONY: all clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
-all: mthpctl
+.PHONY: all examples clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
+all: mthpctl examples
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
 	$(call msg,TOOLCHN,libbpf+bpftool)
@@ -115,6 +122,17 @@ $(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+# The examples are shipped linked by `gen object` (as the built-in policy's
+# skeleton is): their BTF stays, the DWARF (~500 KB of vmlinux.h types) goes.
+examples: $(EXAMPLE_OBJS)
+$(EXAMPLE_OBJS:$(OUTPUT)/%=$(OUTPUT)/bpf/%): $(OUTPUT)/bpf/%.o: bpf/%.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+$(EXAMPLE_OBJS): $(OUTPUT)/%.o: $(OUTPUT)/bpf/%.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
 
 # `gen object` links the object and drops DWARF: a smaller skeleton.
 $(OUTPUT)/mthp.lbpf.o: $(OUTPUT)/mthp.bpf.o
@@ -196,7 +214,7 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
-check-docs: mthpctl $(MANS)
+check-docs: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 
 # systemd-analyze verify on mthpctl.service and on a service with the drop-in
@@ -207,7 +225,14 @@ check-units: mthpctl
 
 # Helpers of the VM integration tests (tests/vm/run.sh).
 VM_TEST_BINS	:= $(addprefix $(OUTPUT)/tests/vm/,faulter thrasher bpfobjs)
-vm-tests: $(VM_TEST_BINS)
+# objects attach --object is tested with (beside the examples)
+VM_TEST_OBJS	:= $(patsubst tests/vm/%.bpf.c,$(OUTPUT)/tests/vm/%.bpf.o,$(wildcard tests/vm/*.bpf.c))
+vm-tests: $(VM_TEST_BINS) $(VM_TEST_OBJS) $(EXAMPLE_OBJS)
+
+$(VM_TEST_OBJS): $(OUTPUT)/tests/vm/%.bpf.o: tests/vm/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUTPUT)/tests/vm/faulter $(OUTPUT)/tests/vm/thrasher: $(OUTPUT)/tests/vm/%: tests/vm/%.c
 	$(call msg,CC,$@)
@@ -273,10 +298,13 @@ $(OUTPUT)/man/%: man/%.rst
 	$(Q)mkdir -p $(@D)
 	$(Q)$(RST2MAN) --exit-status=2 $< $@
 
-install: mthpctl $(MANS)
+install: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/mthpctl/policies.d
+		$(DESTDIR)$(SYSCONFDIR)/mthpctl/policies.d $(DESTDIR)$(DATADIR)/examples \
+		$(DESTDIR)$(INCLUDEDIR)/mthpctl
+	$(Q)install -m 0644 $(EXAMPLE_OBJS) $(EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
+	$(Q)install -m 0644 $(OPS_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mthpctl/
 	$(Q)install -m 0755 mthpctl $(DESTDIR)$(SBINDIR)/mthpctl
 	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/mthpctl.service.in > $(OUTPUT)/mthpctl.service
 	$(Q)install -m 0644 $(OUTPUT)/mthpctl.service $(DESTDIR)$(SYSTEMDUNITDIR)/mthpctl.service
@@ -289,5 +317,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) mthpctl
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
 	$(SAN_OUT)/src/*.d $(SAN_OUT)/tests/unit/*.d $(FUZZ_OUT)/src/*.d $(FUZZ_OUT)/*.d)

@@ -22,8 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "mthp_policy.h"
-#include "mthp_stats.h"
+#include "mthp_ops.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -210,19 +209,6 @@ static __always_inline struct mthpctl_totals *get_totals(void)
 static __always_inline void inc(__u64 *p)
 {
 	*p += 1;
-}
-
-static __always_inline __u32 tva_index(enum tva_type type)
-{
-	if (type == bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT))
-		return MTHPCTL_TVA_PAGEFAULT;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_KHUGEPAGED))
-		return MTHPCTL_TVA_KHUGEPAGED;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_FORCED_COLLAPSE))
-		return MTHPCTL_TVA_FORCED_COLLAPSE;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_SMAPS))
-		return MTHPCTL_TVA_SMAPS;
-	return MTHPCTL_TVA_OTHER;
 }
 
 /*
@@ -597,7 +583,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_perc
 	struct mthpctl_totals *t = pc ? &pc->t : NULL;
 	struct mthpctl_vma_info vi, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
-	__u32 tva = tva_index(type), reason, why;
+	__u32 tva = mthp_tva_index(type), reason, why;
 	struct mthpctl_cg *e = NULL;
 	struct mthpctl_params p;
 	__u64 allow, gen = 0;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl attach: checks -> share an attached object with equal rodata, or
- * open, set rodata and load -> pin -> new link or replace -> report.
+ * open, set rodata and load -> pin -> new link or replace -> report. With
+ * --object the user's object is opened and loaded by attach_object.c
+ * instead, and linked and pinned here by the same steps.
  *
  * Above 500 lines on purpose: every step works on one struct policy_obj
  * and on one pin protocol (a _new directory filled, then renamed or
@@ -31,17 +33,22 @@
 #include "mthp_policy.h"
 #include "mthp.skel.h"
 #include "mthpctl.h"
+#include "object.h"
 #include "parse.h"
 #include "pin.h"
 #include "sysfs.h"
 
 
-enum { OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE, OPT_PRIVATE };
+enum {
+	OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE, OPT_PRIVATE,
+	OPT_OBJECT, OPT_OPS,
+};
 
 struct attach_args {
 	const char *cgroup;
 	const char *policy;
 	const char *threshold, *window, *min_usage, *max_size;
+	const char *object, *ops;	/* --object FILE, --ops NAME */
 	bool replace, private_obj;
 	/* set: the options come from a caller's words, not the command line
 	 * (mthpctl_attach_parse_words): a refusal goes here, unprinted */
@@ -65,6 +72,11 @@ static const struct argp_option options[] = {
 	{ "private", OPT_PRIVATE, NULL, 0,
 	  "load a policy object of its own (own counters) instead of sharing the one "
 	  "of a cgroup attached with the same parameters", 2 },
+	{ "object", OPT_OBJECT, "FILE", 0,
+	  "load a policy of your own: a BPF object with a bpf_mthp_ops struct_ops map "
+	  "(instead of the built-in policies and their options)", 3 },
+	{ "ops", OPT_OPS, "NAME", 0,
+	  "the struct_ops map of --object's file to attach, when it has several", 3 },
 	{ 0 }
 };
 
@@ -81,6 +93,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_SIZE: a->max_size = arg; break;
 	case OPT_REPLACE: a->replace = true; break;
 	case OPT_PRIVATE: a->private_obj = true; break;
+	case OPT_OBJECT: a->object = arg; break;
+	case OPT_OPS: a->ops = arg; break;
 	case ARGP_KEY_ARG:
 		if (a->err) {
 			snprintf(a->err, a->err_len, "unexpected argument '%s'", arg);
@@ -104,7 +118,8 @@ static const char doc[] =
 	"Load a policy and attach it to a cgroup. The policy is pinned under "
 	MTHPCTL_PIN_ROOT "/cg-<cgroup id>/ and keeps working after mthpctl exits. "
 	"Cgroups attached with equal parameters share one loaded policy object "
-	"(and its counters) unless --private is given."
+	"(and its counters) unless --private is given. --object FILE loads a policy "
+	"of your own instead (see mthpctl-policies(7), WRITING A POLICY)."
 	"\v"
 	"Units: durations need one of ns, us, ms, s, min; sizes take K, M, G "
 	"(binary) or bytes.\n"
@@ -114,7 +129,8 @@ static const char doc[] =
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --threshold 50ms --window 500ms\n"
 	"  mthpctl attach --cgroup /sys/fs/cgroup/batch --policy fixed --max-size 64K\n"
 	"  mthpctl attach --cgroup /sys/fs/cgroup/redis --policy never --replace\n"
-	"  mthpctl attach --cgroup /sys/fs/cgroup/db --private";
+	"  mthpctl attach --cgroup /sys/fs/cgroup/db --private\n"
+	"  mthpctl attach --cgroup /sys/fs/cgroup/app --object my.bpf.o --ops my_ops";
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
@@ -151,6 +167,20 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 
 	if (!a->cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "--cgroup PATH is required");
+	if (a->ops && !a->object)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "--ops names a map of --object's file (add --object FILE)");
+	if (a->object) {
+		const char *o = a->policy ? "--policy" : a->threshold ? "--threshold" :
+				a->window ? "--window" : a->min_usage ? "--min-usage" :
+				a->max_size ? "--max-size" : NULL;
+
+		if (o)
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s is an option of the built-in policies, not of --object's "
+					     "(drop %s, or --object)", o, o);
+		return 0;
+	}
 	if (build_spec(a, p, err, sizeof(err)))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s", err);
 	return 0;
@@ -185,15 +215,16 @@ int mthpctl_attach_parse_words(char *const words[], int nw, struct mthpctl_param
 			snprintf(err, len, "bad attach options");
 		return MTHPCTL_EXIT_USAGE;
 	}
-	if (a.cgroup) {
-		snprintf(err, len, "--cgroup is not a policy option");
+	if (a.cgroup || a.object || a.ops) {
+		snprintf(err, len, "%s is not a policy option", a.cgroup ? "--cgroup" :
+			 a.object ? "--object" : "--ops");
 		return MTHPCTL_EXIT_USAGE;
 	}
 	*flags = attach_flags(&a);
 	return build_spec(&a, p, err, len);
 }
 
-static int load_error(int err, const char *what)
+int mthpctl_load_error(int err, const char *what)
 {
 	/* capabilities were checked first: EACCES at load is the verifier
 	 * refusing the program, not a missing privilege */
@@ -211,10 +242,12 @@ static int load_error(int err, const char *what)
 			     what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
 }
 
-/* The maps pinned beside the link, by their pin names. */
-enum { PIN_CONF, PIN_CGSTATE, PIN_SAMPLER, PIN_PENDING, PIN_TOTALS, NR_MAP_PINS };
+/* The maps pinned beside the link, by their pin names: the built-in
+ * policy's (all of them up to PIN_TOTALS), and the record of a user's
+ * object (with its totals, if it has them). */
+enum { PIN_CONF, PIN_CGSTATE, PIN_SAMPLER, PIN_PENDING, PIN_TOTALS, PIN_OBJECT, NR_MAP_PINS };
 static const char *const map_pin_names[NR_MAP_PINS] = {
-	"conf", "cgstate", "sampler", "pending", "totals",
+	"conf", "cgstate", "sampler", "pending", "totals", "object",
 };
 
 /*
@@ -226,6 +259,7 @@ static const char *const map_pin_names[NR_MAP_PINS] = {
  */
 struct policy_obj {
 	struct mthp_bpf *skel;		/* opened, rodata set, loaded; NULL if shared */
+	struct mthpctl_user_obj user;	/* --object's; user.obj NULL if not */
 	int ops_fd;			/* the struct_ops map */
 	int map_fds[NR_MAP_PINS];
 	bool shared;
@@ -254,6 +288,7 @@ static void policy_obj_close(struct policy_obj *o)
 	drop_shared(o);
 	mthp_bpf__destroy(o->skel);
 	o->skel = NULL;
+	mthpctl_object_close(&o->user);
 }
 
 /* FNV-1a of the BPF object, 8 bytes a step (it is ~50 KB and every attach
@@ -261,17 +296,11 @@ static void policy_obj_close(struct policy_obj *o)
  * another mthpctl build is never shared. */
 static __u64 object_hash(void)
 {
-	const unsigned char *b;
-	__u64 h = 0xcbf29ce484222325ULL, w;
-	size_t n, i;
+	const void *b;
+	size_t n;
 
 	b = mthp_bpf__elf_bytes(&n);
-	for (i = 0; i < n; i += sizeof(w)) {
-		w = 0;
-		memcpy(&w, b + i, n - i < sizeof(w) ? n - i : sizeof(w));
-		h = (h ^ w) * 0x100000001b3ULL;
-	}
-	return h ^ n;
+	return mthpctl_hash_bytes(b, n);
 }
 
 /* o empty (no skeleton, no fds) */
@@ -279,13 +308,14 @@ static void policy_obj_init(struct policy_obj *o)
 {
 	memset(o, 0, sizeof(*o));
 	drop_shared(o);		/* the fds to -1 */
+	o->user.info_fd = -1;
 }
 
 static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
 {
 	o->skel = mthp_bpf__open();
 	if (!o->skel)
-		return load_error(-errno, "opening the BPF policy failed");
+		return mthpctl_load_error(-errno, "opening the BPF policy failed");
 	memcpy((void *)&o->skel->rodata->params, p, sizeof(*p));
 	o->skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
 	o->skel->rodata->object_hash = object_hash();
@@ -391,7 +421,7 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 	       !bpf_map_lookup_elem(fd, &zero, val) && !memcmp(val, want, len);
 	o->shared = true;
 	o->map_fds[PIN_CONF] = fd;
-	for (i = PIN_CONF + 1; same && i < NR_MAP_PINS; i++) {
+	for (i = PIN_CONF + 1; same && i <= PIN_TOTALS; i++) {
 		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
 		o->map_fds[i] = bpf_obj_get(path);
 		same = o->map_fds[i] >= 0;
@@ -444,13 +474,13 @@ static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o)
 
 	err = mthp_bpf__load(s);
 	if (err)
-		return load_error(err, "loading the BPF policy failed");
+		return mthpctl_load_error(err, "loading the BPF policy failed");
 	mthpctl_timing("load");	/* libbpf's BTF work and the verifier */
 	err = mthpctl_struct_ops_ready(k, bpf_map__fd(s->maps.mthpctl_ops),
 				       bpf_map__value_size(s->maps.mthpctl_ops),
 				       bpf_program__fd(s->progs.choose_orders));
 	if (err)
-		return load_error(err, "preparing the policy failed");
+		return mthpctl_load_error(err, "preparing the policy failed");
 	o->ops_fd = bpf_map__fd(s->maps.mthpctl_ops);
 	o->map_fds[PIN_CONF] = bpf_map__fd(s->maps.rodata);
 	o->map_fds[PIN_CGSTATE] = bpf_map__fd(s->maps.cgstate);
@@ -468,6 +498,8 @@ static int pin_maps(const struct policy_obj *o, const char *dir)
 	int i;
 
 	for (i = 0; i < NR_MAP_PINS; i++) {
+		if (o->map_fds[i] < 0)
+			continue;	/* not a pin of this kind of policy */
 		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
 		if (bpf_obj_pin(o->map_fds[i], path))
 			return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
@@ -538,7 +570,7 @@ static int link_replace(int old_fd, const struct mthpctl_link *old, const struct
 	if (old_map_fd >= 0)
 		close(old_map_fd);
 	if (err)
-		return load_error(err, "replacing the policy failed");
+		return mthpctl_load_error(err, "replacing the policy failed");
 	*replaced = true;
 	/* new pins in place, old ones to tmp, then drop them */
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0)
@@ -561,15 +593,31 @@ static int link_new(int cg_fd, const struct policy_obj *o, const char *tmp, cons
 	 * no flag; appended after the cgroup's other policies */
 	*link_fd = bpf_link_create(o->ops_fd, cg_fd, BPF_STRUCT_OPS, NULL);
 	if (*link_fd < 0)
-		return load_error(-errno, "attaching the policy failed");
+		return mthpctl_load_error(-errno, "attaching the policy failed");
 	mthpctl_pin_path(tmp, "link", path, sizeof(path));
 	if (bpf_obj_pin(*link_fd, path) || rename(tmp, dir))
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
 	return 0;
 }
 
-int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
-		   struct mthpctl_attach_result *res)
+/* The user's object (opened by attach_to()) loaded into o: its map to link,
+ * the record and its counters (if any) to pin. */
+static int load_user(const struct mthpctl_kernel *k, struct policy_obj *o)
+{
+	int ret = mthpctl_object_load(k, &o->user);
+
+	if (ret)
+		return ret;
+	o->ops_fd = mthpctl_object_ops_fd(&o->user);
+	o->map_fds[PIN_OBJECT] = o->user.info_fd;
+	o->map_fds[PIN_TOTALS] = mthpctl_object_stats_fd(&o->user);
+	return 0;
+}
+
+/* Attach the built-in policy of parameters p, or (file set) the bpf_mthp_ops
+ * map ops of the user's object file. */
+static int attach_to(const char *cgroup, const struct mthpctl_params *p, const char *file,
+		     const char *ops, unsigned int flags, struct mthpctl_attach_result *res)
 {
 	char dir[4096], tmp[4096];
 	struct mthpctl_link old = {}, now = {};
@@ -586,12 +634,19 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 	ret = attach_checks(cgroup, &id, &k);
 	if (ret)
 		return ret;
+	/* a file that is no policy is refused before anything changes */
+	if (file && (ret = mthpctl_object_open(file, ops, &o.user))) {
+		policy_obj_close(&o);
+		return ret;
+	}
 	/* a concurrent attach or detach finishes first: then the checks
 	 * below see what it did */
 	lock_fd = mthpctl_lock_pins(true);
-	if (lock_fd < 0)
+	if (lock_fd < 0) {
+		policy_obj_close(&o);
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create or lock %s: %s",
 				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
+	}
 
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", tmp, sizeof(tmp));
@@ -610,7 +665,14 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 	}
 	mthpctl_timing("pins");
 
-	if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id, p)) {
+	if (file) {
+		/* never shared: mthpctl cannot know whether the object keeps
+		 * its state per cgroup (mthpctl-attach(8), --object) */
+		ret = load_user(&k, &o);
+		if (ret)
+			goto out;
+		mthpctl_timing("ready");
+	} else if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id, p)) {
 		mthpctl_timing("share");
 	} else {
 		ret = open_policy(p, &o);
@@ -656,6 +718,7 @@ int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned 
 	res->ops_map_id = now.map_id;
 	res->shared = o.shared;
 	res->shared_with = o.shared_with;
+	snprintf(res->ops, sizeof(res->ops), "%s", o.user.info.ops);
 	snprintf(res->pin, sizeof(res->pin), "%s", dir);
 	ret = MTHPCTL_EXIT_OK;
 out:
@@ -673,19 +736,42 @@ out:
 	return ret;
 }
 
-static void attach_report(const char *cgroup, const struct mthpctl_params *p,
-			  const struct mthpctl_attach_result *r)
+int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
+		   struct mthpctl_attach_result *res)
 {
-	char desc[256];
+	return attach_to(cgroup, p, NULL, NULL, flags, res);
+}
 
-	mthpctl_params_str(p, desc, sizeof(desc));
+int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops, unsigned int flags,
+			  struct mthpctl_attach_result *res)
+{
+	return attach_to(cgroup, NULL, file, ops, flags, res);
+}
+
+/* p: the built-in policy's parameters; NULL: --object's a (the file, the
+ * map) */
+static void attach_report(const char *cgroup, const struct mthpctl_params *p,
+			  const struct attach_args *a, const struct mthpctl_attach_result *r)
+{
+	char desc[4400];
+
+	if (p)
+		mthpctl_params_str(p, desc, sizeof(desc));
+	else
+		snprintf(desc, sizeof(desc), "object %s (ops %s)", a->object, r->ops);
 	if (g.json) {
 		mthpctl_json_begin();
 		jw_obj_open(&g.jw);
 		jw_kstr(&g.jw, "action", r->replaced ? "replaced" : "attached");
 		jw_kstr(&g.jw, "cgroup", cgroup);
 		jw_ku64(&g.jw, "cgroup_id", r->cgroup_id);
-		mthpctl_params_json(&g.jw, p);
+		if (p) {
+			mthpctl_params_json(&g.jw, p);
+		} else {
+			jw_kstr(&g.jw, "policy", "object");
+			jw_kstr(&g.jw, "object", a->object);
+			jw_kstr(&g.jw, "ops", r->ops);
+		}
 		jw_ku64(&g.jw, "link_id", r->link_id);
 		jw_ku64(&g.jw, "object_id", r->ops_map_id);
 		jw_kbool(&g.jw, "shared", r->shared);
@@ -713,9 +799,12 @@ int cmd_attach(int argc, char **argv)
 	ret = build_params(&a, &p);
 	if (ret)
 		return ret;
-	ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r);
+	if (a.object)
+		ret = mthpctl_attach_object(a.cgroup, a.object, a.ops, attach_flags(&a), &r);
+	else
+		ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r);
 	if (ret)
 		return ret;
-	attach_report(a.cgroup, &p, &r);
+	attach_report(a.cgroup, a.object ? NULL : &p, &a, &r);
 	return MTHPCTL_EXIT_OK;
 }

@@ -131,8 +131,16 @@ struct mthpctl_attach_result {
 	bool replaced;
 	bool shared;		/* linked to the object of another cgroup */
 	__u64 shared_with;	/* that cgroup's id */
+	char ops[64];		/* --object: the struct_ops map attached */
 	char pin[4096];
 };
+/* A libbpf or kernel error of loading or attaching (-errno) as the exit
+ * code and message of attach, what: the step that failed. Printed. */
+int mthpctl_load_error(int err, const char *what);
+/* attach --object: FILE's bpf_mthp_ops map (ops: the map's name, or NULL
+ * when FILE has one), loaded for this cgroup alone, never shared. */
+int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops, unsigned int flags,
+			  struct mthpctl_attach_result *res);
 /* The PMD order of this kernel (hpage_pmd_size): the top of auto's ladder. */
 __u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,

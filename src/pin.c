@@ -5,7 +5,8 @@
 
 #include "pin.h"
 
-const char *const mthpctl_pin_objs[] = { "link", "conf", "cgstate", "totals", "sampler", "pending", NULL };
+const char *const mthpctl_pin_objs[] = { "link", "conf", "cgstate", "totals", "sampler", "pending", "object",
+					   NULL };
 
 int mthpctl_pin_dir(const char *root, __u64 id, const char *suffix,
 		    char *out, size_t len)

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgstate,totals,sampler,pending}
+ * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgstate,totals,sampler,pending,object}
  *   link     the struct_ops link attaching the policy to the cgroup
  *   conf     the policy's .rodata map (policy name and parameters)
  *   cgstate  per-cgroup state (cgroup local storage; key: a cgroup dir fd)
  *   totals   per-policy counters (per-CPU array)
  *   sampler  the array holding the sampler's bpf_wq (must stay referenced)
  *   pending  the queue of cgroup ids waiting for a sample
+ * A policy of the user's (attach --object) has only
+ *   link     as above
+ *   object   where it came from (struct mthpctl_object_info, object.h)
+ *   totals   its counters, if its object follows mthp_ops.h's convention
  * While --replace runs, cg-<id>_new exists briefly.
  */
 #ifndef MTHPCTL_PIN_H

@@ -236,6 +236,11 @@ static void gather_pins(struct policy *p)
 			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
 	if (fd >= 0)
 		close(fd);
+	fd = open_pin(p->dir, "object");
+	p->have_object = read_value(fd, &zero, &p->object, sizeof(p->object)) &&
+			 mthpctl_object_info_valid(&p->object);
+	if (fd >= 0)
+		close(fd);
 	fd = open_pin(p->dir, "totals");
 	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
 	if (fd >= 0)

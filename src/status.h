@@ -13,6 +13,7 @@
 
 #include "mthp_stats.h"
 #include "mthpctl.h"
+#include "object.h"
 #include "sysfs.h"
 
 /* Map ids of the policies in effect for a cgroup that status keeps. */
@@ -36,6 +37,10 @@ struct policy {
 	char dir[4096];
 	const char *cgroup;	/* from the cgroup table; NULL: removed */
 	bool link_ok, attached, have_params, have_entry, have_totals;
+	/* a policy of the user's (attach --object): where it came from; its
+	 * counters (have_totals) only if it follows mthp_ops.h's convention */
+	bool have_object;
+	struct mthpctl_object_info object;
 	struct mthpctl_link link;
 	struct mthpctl_params params;
 	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */

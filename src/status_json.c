@@ -112,57 +112,12 @@ static void sample_json(struct jw *w, const struct mthpctl_state *s)
 	jw_obj_close(w);
 }
 
-static void print_policy_json(const struct env *e, const struct policy *p)
+/* "hook" and "totals" of a policy, built-in or the user's. */
+static void hook_totals_json(const struct env *e, const struct policy *p)
 {
 	struct jw *w = &g.jw;
-	__u32 reason = MTHPCTL_REASON_NONE;
 	bool stats = e->bpf_stats > 0 && p->prog_id;
-	__u64 mask = 0;
-	int o;
 
-	if (status_knows_allowed(p))
-		mask = status_allowed_mask(e, p, &reason);
-	jw_obj_open(w);
-	jw_kstr(w, "cgroup", p->cgroup);
-	jw_ku64(w, "cgroup_id", p->id);
-	jw_kstr(w, "pin", p->dir);
-	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
-	jw_kbool(w, "attached", p->attached);
-	/* cgroups linked to this policy object: the counters are their sum */
-	jw_ku64(w, "object_cgroups", p->object_cgroups);
-	if (p->have_params)
-		mthpctl_params_json(w, &p->params);
-	jw_key(w, "allowed_sizes_kb");
-	jw_arr_open(w);
-	if (status_knows_allowed(p)) {
-		jw_u64(w, mthpctl_page_size() >> 10);
-		for (o = 1; o < 64; o++)
-			if (mask & (1ULL << o))
-				jw_u64(w, (mthpctl_page_size() << o) >> 10);
-	}
-	jw_arr_close(w);
-	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
-			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
-	/* whose state "sample" is: the cgroup's own or its busiest descendant's */
-	jw_key(w, "sample_cgroup");
-	if (p->have_entry)
-		jw_str(w, p->entry_of);
-	else
-		jw_null(w);
-	jw_key(w, "sample");
-	if (p->have_entry)
-		sample_json(w, &p->entry.state);
-	else
-		jw_null(w);
-	jw_key(w, "live");
-	jw_obj_open(w);
-	jw_key(w, "memory_full_avg10");
-	if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
-	jw_ku64_or_null(w, "anon_shmem_bytes", p->live_usage, p->usage);
-	jw_obj_close(w);
-	/* cgroups of the subtree that hold state now (null: not known) */
-	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
-	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
 	jw_key(w, "hook");
 	jw_obj_open(w);
 	jw_ku64_or_null(w, "prog_id", p->prog_id, p->prog_id);
@@ -202,6 +157,83 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	} else {
 		jw_null(w);
 	}
+}
+
+/* A policy of the user's (attach --object): its object, no parameters or
+ * state of the built-in policies. */
+static void object_json(const struct policy *p)
+{
+	struct jw *w = &g.jw;
+
+	jw_kstr(w, "policy", "object");
+	jw_key(w, "object");
+	jw_obj_open(w);
+	jw_kstr(w, "file", p->object.file);
+	jw_kstr(w, "ops", p->object.ops);
+	jw_ku64(w, "size", p->object.size);
+	jw_ku64(w, "hash", p->object.hash);
+	/* false: no "totals" of mthp_ops.h's convention, "totals" is null */
+	jw_kbool(w, "counters_known", p->object.flags & MTHPCTL_OBJECT_STATS);
+	jw_obj_close(w);
+}
+
+static void print_policy_json(const struct env *e, const struct policy *p)
+{
+	struct jw *w = &g.jw;
+	__u32 reason = MTHPCTL_REASON_NONE;
+	__u64 mask = 0;
+	int o;
+
+	if (status_knows_allowed(p))
+		mask = status_allowed_mask(e, p, &reason);
+	jw_obj_open(w);
+	jw_kstr(w, "cgroup", p->cgroup);
+	jw_ku64(w, "cgroup_id", p->id);
+	jw_kstr(w, "pin", p->dir);
+	jw_ku64_or_null(w, "link_id", p->link_ok, p->link.id);
+	jw_kbool(w, "attached", p->attached);
+	/* cgroups linked to this policy object: the counters are their sum */
+	jw_ku64(w, "object_cgroups", p->object_cgroups);
+	if (p->have_object) {
+		object_json(p);
+		hook_totals_json(e, p);
+		jw_obj_close(w);
+		return;
+	}
+	if (p->have_params)
+		mthpctl_params_json(w, &p->params);
+	jw_key(w, "allowed_sizes_kb");
+	jw_arr_open(w);
+	if (status_knows_allowed(p)) {
+		jw_u64(w, mthpctl_page_size() >> 10);
+		for (o = 1; o < 64; o++)
+			if (mask & (1ULL << o))
+				jw_u64(w, (mthpctl_page_size() << o) >> 10);
+	}
+	jw_arr_close(w);
+	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
+			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
+	/* whose state "sample" is: the cgroup's own or its busiest descendant's */
+	jw_key(w, "sample_cgroup");
+	if (p->have_entry)
+		jw_str(w, p->entry_of);
+	else
+		jw_null(w);
+	jw_key(w, "sample");
+	if (p->have_entry)
+		sample_json(w, &p->entry.state);
+	else
+		jw_null(w);
+	jw_key(w, "live");
+	jw_obj_open(w);
+	jw_key(w, "memory_full_avg10");
+	if (p->live_psi) jw_double(w, p->psi.full.avg10 / 100.0); else jw_null(w);
+	jw_ku64_or_null(w, "anon_shmem_bytes", p->live_usage, p->usage);
+	jw_obj_close(w);
+	/* cgroups of the subtree that hold state now (null: not known) */
+	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
+	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
+	hook_totals_json(e, p);
 	jw_obj_close(w);
 }
 

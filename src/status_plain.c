@@ -96,19 +96,9 @@ static void counters_plain(const char *what, const struct mthpctl_counters *c)
 	printf("%s\n", any ? "" : " none");
 }
 
-static void print_policy_plain(const struct env *e, const struct policy *p)
+/* The lines of any policy: its link and pins, what else is in effect. */
+static void print_link_plain(const struct policy *p)
 {
-	const struct mthpctl_state *s = &p->entry.state;
-	char desc[256], sizes[512], a[32], b[32];
-	__u32 reason = MTHPCTL_REASON_NONE;
-	__u64 mask = 0;
-
-	if (status_knows_allowed(p))
-		mask = status_allowed_mask(e, p, &reason);
-	printf("  %s (cgroup id %llu)\n", p->cgroup ? p->cgroup : "(cgroup removed)",
-	       (unsigned long long)p->id);
-	printf("    policy:        %s\n", p->have_params ?
-	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
 	if (p->link_ok)
 		printf("    link:          id %u, %s\n", p->link.id,
 		       p->attached ? "attached" : "detached (cgroup removed; run detach --all)");
@@ -121,6 +111,52 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	if (p->nr_effective > 1)
 		printf("    in effect:     %d bpf_mthp_ops policies here and above, all must allow a size\n",
 		       p->nr_effective);
+}
+
+static void print_hook_cost_plain(const struct env *e, const struct policy *p)
+{
+	if (e->bpf_stats > 0 && p->prog_id && p->run_cnt)
+		printf("    hook cost:     %.0f ns per call over %llu calls (bpf_stats, prog id %u)\n",
+		       (double)p->run_time_ns / p->run_cnt, (unsigned long long)p->run_cnt, p->prog_id);
+	else if (e->bpf_stats > 0 && p->prog_id)
+		printf("    hook cost:     no calls since bpf_stats was turned on (prog id %u)\n", p->prog_id);
+	else if (e->bpf_stats > 0)
+		printf("    hook cost:     - (its choose_orders program was not found)\n");
+	else
+		printf("    hook cost:     - (sysctl kernel.bpf_stats_enabled=1 to measure)\n");
+}
+
+/* A policy of the user's (attach --object): what status knows of it. */
+static void print_object_plain(const struct env *e, const struct policy *p)
+{
+	printf("    policy:        object %s (ops %s)\n", p->object.file, p->object.ops);
+	print_link_plain(p);
+	if (p->have_totals)
+		counters_plain("decisions:", &p->totals.cnt);
+	else
+		printf("    counters:      unknown (the object has no \"totals\" map of mthp_ops.h's "
+		       "convention)\n");
+	print_hook_cost_plain(e, p);
+}
+
+static void print_policy_plain(const struct env *e, const struct policy *p)
+{
+	const struct mthpctl_state *s = &p->entry.state;
+	char desc[256], sizes[512], a[32], b[32];
+	__u32 reason = MTHPCTL_REASON_NONE;
+	__u64 mask = 0;
+
+	if (status_knows_allowed(p))
+		mask = status_allowed_mask(e, p, &reason);
+	printf("  %s (cgroup id %llu)\n", p->cgroup ? p->cgroup : "(cgroup removed)",
+	       (unsigned long long)p->id);
+	if (p->have_object) {
+		print_object_plain(e, p);
+		return;
+	}
+	printf("    policy:        %s\n", p->have_params ?
+	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
+	print_link_plain(p);
 	if (p->have_entry && p->entry_of != p->cgroup)
 		printf("    state of:      %s (the subtree's largest; none of its own)\n",
 		       p->entry_of);
@@ -159,15 +195,7 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 		       mthpctl_format_size(mthpctl_page_size() << s->rung, a, sizeof(a)),
 		       s->probe_from != MTHPCTL_NO_PROBE ? " (trial)" : "",
 		       (unsigned long long)s->steps_down, (unsigned long long)s->steps_up);
-	if (e->bpf_stats > 0 && p->prog_id && p->run_cnt)
-		printf("    hook cost:     %.0f ns per call over %llu calls (bpf_stats, prog id %u)\n",
-		       (double)p->run_time_ns / p->run_cnt, (unsigned long long)p->run_cnt, p->prog_id);
-	else if (e->bpf_stats > 0 && p->prog_id)
-		printf("    hook cost:     no calls since bpf_stats was turned on (prog id %u)\n", p->prog_id);
-	else if (e->bpf_stats > 0)
-		printf("    hook cost:     - (its choose_orders program was not found)\n");
-	else
-		printf("    hook cost:     - (sysctl kernel.bpf_stats_enabled=1 to measure)\n");
+	print_hook_cost_plain(e, p);
 	printf("    cgroups:       ");
 	if (p->cg_state >= 0)
 		printf("%ld of %ld in the subtree with state now, ", p->cg_state, p->cg_subtree);

@@ -75,7 +75,8 @@ static void series(const struct family *f, const struct policy *p, const char *e
 {
 	printf("%s{cgroup=\"", f->name);
 	label_value(p->cgroup ? p->cgroup : "");
-	printf("\",policy=\"%s\"", p->have_params ? mthpctl_policy_name(p->params.policy) : "unknown");
+	printf("\",policy=\"%s\"", p->have_params ? mthpctl_policy_name(p->params.policy) :
+	       p->have_object ? "object" : "unknown");
 	/* cgroups attached with equal parameters share one object and its
 	 * counters: max by (object) counts them once */
 	printf(",object=\"%u\"", p->link_ok ? p->link.map_id : 0);

@@ -95,6 +95,16 @@ comp_case '/sys/fs/cgroup/redis' -j status -c /sys/fs/cgroup/r
 comp_case '/sys/fs/cgroup/redis' st --cgroup /sys/fs/cgroup/r
 comp_case 'DIRS' attach --cgroup /sys/fs/cgroup/r
 comp_case 'version' ver
+# --object: BPF objects; --ops: the struct_ops maps of the object named
+# before it (the example policy's, when it is built)
+comp_case 'FILES.bpf.o' attach --cgroup /sys/fs/cgroup/a --object ''
+for ex in "$top"/.output/example_vma_size.bpf.o; do
+	[ -f "$ex" ] || { echo "MISSING: $ex (make examples)"; fail=1; continue; }
+	comp_case 'vma_size_ops' attach --object "$ex" --ops ''
+	comp_case 'vma_size_ops' attach --object="$ex" --cgroup /sys/fs/cgroup/a --ops v
+	comp_case '' attach --object "$ex" --ops x
+done
+comp_case '' attach --ops ''
 echo '{"kernel":{},"policies_readable":false,"policies":[]}' >"$fake.json"
 comp_case 'DIRS' detach --cgroup ''
 echo 2 >"$fake.rc"

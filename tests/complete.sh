@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Run the bash completion of mthpctl (scripts/mthpctl.bash-completion) on
 # a command line, without bash-completion installed: its two helpers the
-# completion uses are stubbed (_filedir answers "DIRS"). Prints the
+# completion uses are stubbed (_filedir answers "DIRS" for directories,
+# "FILES" for files, "FILES.EXT" for files named *.EXT). Prints the
 # candidates, one per line, sorted.
 #
 #   tests/complete.sh MTHPCTL WORD... ''     (the last word: the one completed)
@@ -18,7 +19,13 @@ _init_completion() {
 	cur=${words[cword]}
 	prev=${words[cword - 1]}
 }
-_filedir() { COMPREPLY=(DIRS); }
+_filedir() {
+	case ${1:-} in
+	-d) COMPREPLY=(DIRS) ;;
+	'') COMPREPLY=(FILES) ;;
+	*) COMPREPLY=("FILES.$1") ;;
+	esac
+}
 # shellcheck source=../scripts/mthpctl.bash-completion
 source "$top/scripts/mthpctl.bash-completion"
 

@@ -17,5 +17,6 @@ int main(void)
 	failed += run_kbtf_tests();
 	failed += run_needs_tests();
 	failed += run_apply_tests();
+	failed += run_object_tests();
 	return failed ? 1 : 0;
 }

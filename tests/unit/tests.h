@@ -18,4 +18,5 @@ int run_status_tests(void);
 int run_kbtf_tests(void);
 int run_needs_tests(void);
 int run_apply_tests(void);
+int run_object_tests(void);
 #endif

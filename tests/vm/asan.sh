@@ -7,7 +7,7 @@
 #   scripts/vm-run.sh -k KDIR -- tests/vm/asan.sh
 #
 # attach, status (text, -j, --cgroup), attach --replace, detach, the usual
-# refusals, apply (plan, apply, no-op, edit, refusals), and a short
+# refusals, attach --object (status, replace, refusals), apply (plan, apply, no-op, edit, refusals), and a short
 # pagefault and redis bench. A step fails on its exit
 # status or on any sanitizer report (every report is fatal and exits 86;
 # leaks are reported at exit). Prints `ok - NAME` / `not ok - NAME: reason`,
@@ -70,6 +70,16 @@ step "attach again without --replace (state conflict)" 5 attach --cgroup "$CG"
 step "attach to a missing cgroup" 4 -j attach --cgroup "$CG/nonexistent"
 step "bad size" 1 attach --cgroup "$CG" --policy fixed --max-size 3K
 step "detach" 0 detach --cgroup "$CG"
+# a policy of the user's: attach --object, status, replace, the refusals
+step "attach --object" 0 attach --cgroup "$CG" --object "$top/.output/example_vma_size.bpf.o"
+step "status -j of an object" 0 -j status --cgroup "$CG"
+json "status -j: the object and its counters" '.policies[0].object.ops == "vma_size_ops" and .policies[0].totals != null'
+step "status of an object" 0 status
+step "attach --object --ops --replace" 0 attach --cgroup "$CG" --object "$top/.output/tests/vm/ops_two.bpf.o" --ops cap16k --replace
+step "status of an object without counters" 0 -p status --cgroup "$CG"
+step "attach --object without --ops (two maps)" 1 attach --cgroup "$CG" --object "$top/.output/tests/vm/ops_two.bpf.o" --replace
+step "attach --object without a bpf_mthp_ops map" 1 -j attach --cgroup "$CG" --object "$top/.output/tests/vm/ops_none.bpf.o" --replace
+step "detach an object" 0 detach --cgroup "$CG"
 step "detach --all (none left)" 0 detach --all
 step "status -j without policies" 0 -j status
 json "status -j: none" '.policies | length == 0'

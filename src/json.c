@@ -64,12 +64,57 @@ void jw_obj_close(struct jw *w) { close_container(w, '}'); }
 void jw_arr_open(struct jw *w) { open_container(w, '['); }
 void jw_arr_close(struct jw *w) { close_container(w, ']'); }
 
+/*
+ * The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one.
+ * The tail bytes are checked before they are looked past, so a NUL ends
+ * the string as it should.
+ */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;	/* a tail byte, an overlong lead (c0, c1) or f5..ff */
+	/* the second byte's range rules out overlongs, surrogates, > U+10FFFF */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * Strings come from the system (cgroup paths, file names, kernel text) and
+ * need not be UTF-8, which JSON requires: a byte that starts no
+ * well-formed sequence is written as U+FFFD, one per byte as Go's
+ * encoding/json does, so that a strict parser still reads the output.
+ */
 static void write_string(struct jw *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
 	fputc('"', w->f);
-	for (; *p; p++) {
+	while (*p) {
 		switch (*p) {
 		case '"': fputs("\\\"", w->f); break;
 		case '\\': fputs("\\\\", w->f); break;
@@ -79,11 +124,20 @@ static void write_string(struct jw *w, const char *s)
 		case '\r': fputs("\\r", w->f); break;
 		case '\t': fputs("\\t", w->f); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				fprintf(w->f, "\\u%04x", *p);
-			else
-				fputc(*p, w->f);
+				break;
+			}
+			n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", w->f);
+				break;
+			}
+			fwrite(p, 1, n, w->f);
+			p += n;
+			continue;
 		}
+		p++;
 	}
 	fputc('"', w->f);
 }

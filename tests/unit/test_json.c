@@ -74,10 +74,45 @@ static void array(void **state)
 	free(s);
 }
 
+static const char *utf8_in;
+
+static void one_string(struct jw *w)
+{
+	jw_str(w, utf8_in);
+}
+
+/* in, written as a JSON string on its own, must read want */
+static void check_utf8(const char *in, const char *want)
+{
+	char *s;
+
+	utf8_in = in;
+	s = render(false, one_string);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* well-formed UTF-8 goes through; every byte of an ill-formed sequence
+ * becomes U+FFFD (a cgroup name is any bytes but '/' and NUL) */
+static void utf8(void **state)
+{
+	check_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+		   "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"");
+	check_utf8("a\xff" "b", "\"a\\ufffdb\"");			/* never a UTF-8 byte */
+	check_utf8("\x80", "\"\\ufffd\"");			/* a tail alone */
+	check_utf8("\xc0\xaf", "\"\\ufffd\\ufffd\"");		/* overlong '/' */
+	check_utf8("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"");	/* overlong, 3 bytes */
+	check_utf8("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");	/* a surrogate */
+	check_utf8("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* > U+10FFFF */
+	check_utf8("\xe2\x82", "\"\\ufffd\\ufffd\"");		/* cut at the end */
+	check_utf8("\xe2\x82x", "\"\\ufffd\\ufffdx\"");		/* cut in the middle */
+}
+
 int run_json_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(compact), cmocka_unit_test(pretty), cmocka_unit_test(array),
+		cmocka_unit_test(utf8),
 	};
 	return cmocka_run_group_tests_name("json", t, NULL, NULL);
 }

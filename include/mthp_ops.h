@@ -26,7 +26,13 @@
  *
  *	unsigned long (*choose_orders)(struct cgroup *cgrp,
  *				       struct vm_area_struct *vma,
- *				       enum tva_type type, unsigned long orders);
+ *				       enum tva_type type, unsigned long orders,
+ *				       vm_flags_t vm_flags);
+ *
+ * vm_flags, last so that a program declaring only the first four loads as
+ * well, are the VMA flags the caller checks: they can differ from
+ * vma->vm_flags while those are being changed (never for a page fault).
+ * A page fault asks once, for all its candidate orders (PMD and smaller).
  *
  * It is called from thp_vma_allowable_orders() for anonymous memory of a
  * task in the attached cgroup's subtree (cgrp: the task's own cgroup),

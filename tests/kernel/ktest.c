@@ -743,6 +743,42 @@ static int test_tva_type(void)
 	return 0;
 }
 
+/*
+ * A page fault asks the policy once, with the caller's vm_flags: the PMD
+ * attempt on an empty PMD and its fallback to smaller folios are one
+ * question with every order, not a PMD-only call and then another.
+ */
+static int test_one_call_per_fault(void)
+{
+	struct folio_report r;
+	int lfd;
+
+	cg_make(KT_CG "/once");
+	skel->bss->watch_cgroup = cgroup_id_of(KT_CG "/once");
+	skel->bss->pf_pmd_alone = skel->bss->pf_pmd_and_smaller = 0;
+	skel->bss->pf_smaller = skel->bss->pf_flags_differ = 0;
+	lfd = attach(skel->maps.pol_no_pmd, KT_CG "/once");
+	EXPECT(lfd >= 0, "attach no_pmd: %s", strerror(-lfd));
+	if (fault_in_cgroup(KT_CG "/once", 16 << 20, false, &r))
+		return -1;
+	close(lfd);
+	skel->bss->watch_cgroup = 0;
+	printf("#   page-fault calls: PMD alone %llu, PMD and smaller %llu, smaller only %llu; vm_flags not the VMA's %llu; %ld of %ld pages large (main order %d)\n",
+	       (unsigned long long)skel->bss->pf_pmd_alone,
+	       (unsigned long long)skel->bss->pf_pmd_and_smaller,
+	       (unsigned long long)skel->bss->pf_smaller,
+	       (unsigned long long)skel->bss->pf_flags_differ,
+	       large_pages(&r), (16L << 20) / 4096, main_order(&r));
+	EXPECT(r.pages[9] == 0, "%ld pages in PMD folios under a policy refusing them", r.pages[9]);
+	EXPECT(large_pages(&r) > 0, "no large folio below PMD size");
+	EXPECT(skel->bss->pf_pmd_and_smaller > 0, "no fault asked for the PMD and smaller orders at once");
+	EXPECT(skel->bss->pf_pmd_alone == 0, "%llu faults asked for the PMD order alone (then again for the smaller ones)",
+	       (unsigned long long)skel->bss->pf_pmd_alone);
+	EXPECT(skel->bss->pf_flags_differ == 0, "%llu calls got vm_flags other than the VMA's",
+	       (unsigned long long)skel->bss->pf_flags_differ);
+	return 0;
+}
+
 static __u32 map_id_of(struct bpf_map *map)
 {
 	struct bpf_map_info info = {};
@@ -1006,7 +1042,7 @@ static int test_verifier_rejects(void)
 	if (expect_rejected(p, "attach to unsupported member choose_orders of struct bpf_mthp_ops"))
 		return -1;
 	snprintf(p, sizeof(p), "%s/ktest_reject_signature.bpf.o", objdir);
-	return expect_rejected(p, "func 'choose_orders' doesn't have 5-th argument");
+	return expect_rejected(p, "func 'choose_orders' doesn't have 6-th argument");
 }
 
 static int read_psi(const char *cgroup, struct psi_args *a)
@@ -1119,6 +1155,7 @@ static const struct test tests[] = {
 	{ "cgroup_removal_detaches", test_cgroup_removal_detaches, true },
 	{ "hierarchy", test_hierarchy, true },
 	{ "tva_type", test_tva_type, true },
+	{ "one_call_per_fault", test_one_call_per_fault, true },
 	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },

@@ -64,8 +64,39 @@ unsigned long BPF_PROG(deny_fault, struct cgroup *cgrp, struct vm_area_struct *v
 	return type == TVA_PAGEFAULT ? 0 : orders;
 }
 
+/*
+ * Page faults of watch_cgroup, by the orders they ask about: the PMD order
+ * alone (the PMD attempt, asked apart from the smaller orders before each
+ * fault asked once), the PMD order with smaller ones (one question for the
+ * whole fault), smaller ones only (a fault in a populated PMD range); and
+ * calls whose vm_flags are not the VMA's (a fault has no pending flags).
+ * Refuses the PMD order, so that faults fall back to the smaller orders.
+ */
+__u64 pf_pmd_alone = 0, pf_pmd_and_smaller = 0, pf_smaller = 0, pf_flags_differ = 0;
+
+SEC("struct_ops/choose_orders")
+unsigned long BPF_PROG(no_pmd, struct cgroup *cgrp, struct vm_area_struct *vma,
+		       enum tva_type type, unsigned long orders, vm_flags_t vm_flags)
+{
+	const unsigned long pmd = 1UL << 9;
+
+	if (cgrp->kn->id == watch_cgroup && type == TVA_PAGEFAULT) {
+		if (orders == pmd)
+			__sync_fetch_and_add(&pf_pmd_alone, 1);
+		else if (orders & pmd)
+			__sync_fetch_and_add(&pf_pmd_and_smaller, 1);
+		else
+			__sync_fetch_and_add(&pf_smaller, 1);
+		if (vm_flags != vma->vm_flags)
+			__sync_fetch_and_add(&pf_flags_differ, 1);
+	}
+	return orders & ~pmd;
+}
+
 SEC(".struct_ops.link")
 struct bpf_mthp_ops pol_only_4k = { .choose_orders = (void *)only_4k };
+SEC(".struct_ops.link")
+struct bpf_mthp_ops pol_no_pmd = { .choose_orders = (void *)no_pmd };
 SEC(".struct_ops.link")
 struct bpf_mthp_ops pol_mask_a = { .choose_orders = (void *)mask_a };
 SEC(".struct_ops.link")

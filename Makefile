@@ -229,6 +229,14 @@ vm-check: mthpctl mthpctl-asan vm-tests
 check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
+# The series' in-tree selftests (tools/testing/selftests/bpf test_progs:
+# cgroup_mthp_ops, mthp_ops_mm) built from the patched tree and run in the
+# VM; building test_progs takes most of it (see kernel/README.md for the
+# time; not part of check).
+.PHONY: kernel-selftests
+kernel-selftests:
+	$(Q)scripts/kernel-selftests.sh
+
 # checkpatch --strict from the base tree on the kernel series, and no fuzz.
 check-patches:
 	$(Q)scripts/kernel-checkpatch.sh

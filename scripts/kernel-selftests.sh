@@ -34,20 +34,36 @@ tests=${*:-cgroup_mthp_ops,mthp_ops_mm}
 tests=${tests// /,}
 
 start=$(date +%s)
-kdir=$("$top/scripts/kernel-build.sh" | tail -n1)
-tree=$("$top/scripts/kernel-build.sh" --tree | tail -n1)
+# The test kernel plus kernel/config-selftests (its own object tree).
+kdir=$(KERNEL_CONFIG_EXTRA="$top/kernel/config-selftests" \
+	"$top/scripts/kernel-build.sh" | tail -n1)
 log "kernel: $kdir (ready after $(( $(date +%s) - start )) s)"
 
 # A private copy of the patched tree: the selftests write generated files
-# into their source directory, and kernel-build.sh may re-apply another
-# series to the shared tree at any time (its lock is held while copying).
+# into their source directory, and another kernel-build.sh may apply
+# another series to the shared tree at any time; its lock is held while
+# copying, and the copy is taken only if the tree has this series.
+mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series")
 src=$cache/selftests/src
 mkdir -p "$src"
-(
-	flock 9
-	rsync -a --delete --exclude=.mthp-applied --exclude=.mthp-tree \
-		"$tree/" "$src/"
-) 9>"$cache/.build.lock"
+copied=
+for attempt in 1 2 3; do
+	tree=$("$top/scripts/kernel-build.sh" --tree | tail -n1)
+	if (
+		flock 9
+		[ "$(cat "$tree/.mthp-applied/series")" = "$(printf '%s\n' "${patches[@]}")" ] || exit 1
+		for p in "${patches[@]}"; do
+			cmp -s "$top/kernel/$p" "$tree/.mthp-applied/$p" || exit 1
+		done
+		rsync -a --delete --exclude=/.mthp-applied --exclude=/.mthp-tree \
+			"$tree/" "$src/"
+	) 9>"$cache/.build.lock"; then
+		copied=1
+		break
+	fi
+	log "the shared tree changed to another series; again ($attempt)"
+done
+[ -n "$copied" ] || { log "error: could not copy the patched tree"; exit 1; }
 out=$cache/selftests/out-$(basename "$kdir")
 mkdir -p "$out"
 

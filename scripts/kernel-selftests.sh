@@ -4,7 +4,8 @@
 # and run them in the VM on the patched kernel.
 #
 # Usage: scripts/kernel-selftests.sh [--build-only] [TEST...]
-#   TEST              test_progs -t names (default: cgroup_mthp_ops,mthp_ops_mm)
+#   TEST              test_progs -t names (default: cgroup_mthp_ops,mthp_ops_mm);
+#                     run with -v, so the log shows what each test measured
 #   --build-only      build test_progs, do not boot the VM
 #   KERNEL_CACHE      as for scripts/kernel-build.sh; the copy of the tree
 #                     and the build output go to $KERNEL_CACHE/selftests/
@@ -81,7 +82,8 @@ for f in cgroup_mthp_ops.test.o mthp_ops_mm.test.o mthp_ops_cgroup.skel.h \
 	 mthp_ops_fail_sleepable.skel.h mthp_ops_fail_signature.skel.h mthp_ops_fault; do
 	[ -e "$out/$f" ] || { log "error: $f was not built (log: $out/build.log)"; exit 1; }
 done
-log "test_progs built in $(( $(date +%s) - t0 )) s ($(grep -c 'SKIP-' "$out/build.log" || true) objects of the suite skipped)"
+skipped() { grep -c "SKIP-$1 " "$out/build.log" || true; }
+log "test_progs built in $(( $(date +%s) - t0 )) s; skipped by permissive mode: $(skipped BPF) BPF objects, $(skipped SKEL) skeletons, $(skipped TEST) test files"
 [ -n "$build_only" ] && exit 0
 
 results=${VM_RESULTS:-$top/.output/vm-results/selftests}
@@ -91,7 +93,7 @@ t0=$(date +%s)
 log "running test_progs -t $tests in the VM"
 status=0
 (cd "$out" && "$top/scripts/vm-run.sh" -k "$kdir" -o "$results" -t 1800 -- \
-	./test_progs -t "$tests") || status=$?
+	./test_progs -v -t "$tests") || status=$?
 log "VM run took $(( $(date +%s) - t0 )) s, whole run $(( $(date +%s) - start )) s"
 [ "$status" = 0 ] && log "selftests passed" || log "selftests FAILED (status $status, logs in $results)"
 exit "$status"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the series' in-tree selftests (tools/testing/selftests/bpf:
 # test_progs with cgroup_mthp_ops and mthp_ops_mm) from the patched tree
-# and run them in the VM on the patched kernel.
+# and run them in the VM on the patched kernel, built with kernel/config
+# plus kernel/config-selftests (the keyring test_progs needs at start).
 #
 # Usage: scripts/kernel-selftests.sh [--build-only] [TEST...]
 #   TEST              test_progs -t names (default: cgroup_mthp_ops,mthp_ops_mm);

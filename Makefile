@@ -230,7 +230,7 @@ check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
 # The series' in-tree selftests (tools/testing/selftests/bpf test_progs:
-# cgroup_mthp_ops, mthp_ops_mm) built from the patched tree and run in the
+# cgroup_mthp_ops, mthp_ops_mm, cgroup_psi_stall) built from the patched tree and run in the
 # VM on the test kernel plus kernel/config-selftests (5 min with that
 # kernel cached; see kernel/README.md).
 .PHONY: kernel-selftests

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build the series' in-tree selftests (tools/testing/selftests/bpf:
-# test_progs with cgroup_mthp_ops and mthp_ops_mm) from the patched tree
+# test_progs with cgroup_mthp_ops, mthp_ops_mm and cgroup_psi_stall) from
+# the patched tree
 # and run them in the VM on the patched kernel, built with kernel/config
 # plus kernel/config-selftests (the keyring test_progs needs at start).
 #
 # Usage: scripts/kernel-selftests.sh [--build-only] [TEST...]
-#   TEST              test_progs -t names (default: cgroup_mthp_ops,mthp_ops_mm);
+#   TEST              test_progs -t names (default: cgroup_mthp_ops,
+#                     mthp_ops_mm,cgroup_psi_stall);
 #                     run with -v, so the log shows what each test measured
 #   --build-only      build test_progs, do not boot the VM
 #   KERNEL_CACHE      as for scripts/kernel-build.sh; the copy of the tree
@@ -32,7 +34,7 @@ if [ "${1:-}" = --build-only ]; then
 	build_only=1
 	shift
 fi
-tests=${*:-cgroup_mthp_ops,mthp_ops_mm}
+tests=${*:-cgroup_mthp_ops,mthp_ops_mm,cgroup_psi_stall}
 tests=${tests// /,}
 
 start=$(date +%s)
@@ -79,8 +81,10 @@ nice -n 10 make -s -C "$src/tools/testing/selftests/bpf" -j"$(nproc)" \
 	test_progs >"$out/build.log" 2>&1 ||
 	{ tail -n 30 "$out/build.log" >&2; log "build failed (log: $out/build.log)"; exit 1; }
 # Permissive mode skips what fails to build: ours must not be among them.
-for f in cgroup_mthp_ops.test.o mthp_ops_mm.test.o mthp_ops_cgroup.skel.h \
-	 mthp_ops_fail_sleepable.skel.h mthp_ops_fail_signature.skel.h mthp_ops_fault; do
+for f in cgroup_mthp_ops.test.o mthp_ops_mm.test.o cgroup_psi_stall.test.o \
+	 mthp_ops_cgroup.skel.h mthp_ops_fail_sleepable.skel.h \
+	 mthp_ops_fail_signature.skel.h cgroup_psi_stall.skel.h \
+	 cgroup_psi_stall_fail.skel.h mthp_ops_fault; do
 	[ -e "$out/$f" ] || { log "error: $f was not built (log: $out/build.log)"; exit 1; }
 done
 skipped() { grep -c "SKIP-$1 " "$out/build.log" || true; }

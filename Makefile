@@ -254,6 +254,14 @@ vm-check: mthpctl mthpctl-asan vm-tests
 check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
+# The series' in-tree selftests (tools/testing/selftests/bpf test_progs:
+# cgroup_mthp_ops, mthp_ops_mm, cgroup_psi_stall) built from the patched tree and run in the
+# VM on the test kernel plus kernel/config-selftests (5 min with that
+# kernel cached; see kernel/README.md).
+.PHONY: kernel-selftests
+kernel-selftests:
+	$(Q)scripts/kernel-selftests.sh
+
 # checkpatch --strict from the base tree on the kernel series, and no fuzz.
 check-patches:
 	$(Q)scripts/kernel-checkpatch.sh
@@ -269,7 +277,7 @@ check-kernel-configs:
 check-plots:
 	$(Q)tests/check-plots.sh
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots check-patches vm-check
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots check-patches vm-check kernel-selftests
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

@@ -32,6 +32,9 @@ pkgs=(
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev
+	# make kernel-selftests: the selftests' Makefile copies test_progs'
+	# extra files into its output directory with rsync
+	rsync
 )
 
 missing=()

@@ -26,7 +26,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 files=$(grep -h '^--- a/' "${patches[@]/#/$top/kernel/}" | sed 's|^--- a/||' | sort -u)
 for f in $files; do
-	[ -f "$src/$f" ] || continue	# made by an earlier patch of the series
+	# a file an earlier patch of the series creates is not in the base
+	[ -f "$src/$f" ] || continue
 	mkdir -p "$tmp/$(dirname "$f")"
 	cp "$src/$f" "$tmp/$f"
 done

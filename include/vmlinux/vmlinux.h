@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-05a3e7b9.h
+vmlinux-7.3.4-mthp-67df1145.h

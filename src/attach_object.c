@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "mthp_ops.h"
 #include "mthpctl.h"
 #include "object.h"
 
@@ -63,7 +64,7 @@ static size_t ops_maps(struct bpf_object *obj, struct mthpctl_ops_map *m, struct
 static struct bpf_map *stats_map(struct bpf_object *obj)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, "totals");
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, MTHP_OPS_STATS_MAP_NAME);
 	struct mthpctl_map_desc d = {};
 	const struct btf_type *t;
 	__u32 vid;

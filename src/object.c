@@ -4,19 +4,18 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "mthp_stats.h"
+#include "mthp_ops.h"
 #include "object.h"
 
-/* "a, b, c" of the maps of type ops (any type: NULL), for messages. */
-static void names(const struct mthpctl_ops_map *m, size_t n, const char *type, char *out,
-		  size_t len)
+/* "a, b, c" of the bpf_mthp_ops maps, for messages. */
+static void names(const struct mthpctl_ops_map *m, size_t n, char *out, size_t len)
 {
 	size_t i, used = 0;
 	int k;
 
 	out[0] = '\0';
 	for (i = 0; i < n && used < len; i++) {
-		if (type && strcmp(m[i].type, type))
+		if (strcmp(m[i].type, MTHPCTL_OPS_TYPE))
 			continue;
 		k = snprintf(out + used, len - used, "%s%s", used ? ", " : "", m[i].name);
 		if (k < 0)
@@ -40,7 +39,7 @@ int mthpctl_pick_ops(const struct mthpctl_ops_map *m, size_t n, const char *want
 			nr += ours;
 		}
 	}
-	names(m, n, MTHPCTL_OPS_TYPE, list, sizeof(list));
+	names(m, n, list, sizeof(list));
 	if (want && found < 0) {
 		if (list[0])
 			snprintf(err, len, "%s has no struct_ops map named '%s' (its bpf_mthp_ops maps: %s; "
@@ -83,7 +82,8 @@ bool mthpctl_stats_convention(const struct mthpctl_map_desc *d)
 {
 	/* by type name, not only by size: a map that happens to be called
 	 * "totals" must not be read as counters it does not hold */
-	return d->name && !strcmp(d->name, "totals") && d->type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	return d->name && !strcmp(d->name, MTHP_OPS_STATS_MAP_NAME) &&
+	       d->type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 	       d->key_size == sizeof(__u32) && d->max_entries >= 1 &&
 	       d->value_size >= sizeof(struct mthpctl_totals) &&
 	       ((d->value_type && !strcmp(d->value_type, TOTALS_TYPE)) ||

@@ -97,7 +97,7 @@ struct {
  *     never older than the state it came from;
  *   - jiffies < due_j: before due_j no sample of the cgroup can be due (see
  *     memo_due_j()), after it the slow path makes the exact check.
- * Everything the check reads is in this CPU's value of "totals" (next to the
+ * Everything the check reads is in this CPU's slot of cpu_slots (next to the
  * counters it increments), the cgroup and jiffies: under TCG every other
  * page the hook touches between two faults costs more than its loads.
  * The hook is preemptible (migration disabled only), so a fill may be
@@ -106,31 +106,8 @@ struct {
  * does not use the memo), and a reader that sees seq move while it reads
  * does not use what it read. Only the auto policy fills the memo: fixed and
  * never always take the slow path, which is short for them.
+ * (struct mthpctl_memo: include/mthp_stats.h)
  */
-struct mthpctl_memo {
-	__u64 seq;
-	__u64 key;
-	__u64 gen;
-	__u64 due_j;
-	__u64 allow;		/* mthpctl_auto_allow() of the cgroup's state */
-	__u32 why;
-	__u32 pad;
-};
-
-/* Value of "totals": the counters (the layout user space reads, a prefix of
- * the value: see mthpctl_read_totals()), this CPU's memo and generation. */
-struct mthpctl_percpu {
-	struct mthpctl_totals t;
-	struct mthpctl_memo memo;
-	__u64 gen;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mthpctl_percpu);
-} totals SEC(".maps");
 
 /* Cgroup ids waiting for a sample. */
 struct {
@@ -189,23 +166,33 @@ static void calibrate(void)
 	}
 }
 
-static __always_inline struct mthpctl_percpu *get_percpu(void)
-{
-	__u32 k = 0;
+/*
+ * One slot per CPU: counters, memo and generation (struct mthpctl_cpu_slot).
+ * A global array, not a per-CPU array map: a global is addressed directly,
+ * where a map lookup is inlined with a bounds check, a null check and two
+ * jumps, each of which ends a translation block under TCG (measured: 3 to 8%
+ * of the fast path's cost per call). mthpctl sizes the array before the
+ * load (bpf_map__set_value_size(), to a power of two >= the possible CPUs)
+ * and sets cpu_slots_mask to its length - 1: the mask bounds the index for
+ * the verifier (it reads the frozen .rodata) without a branch.
+ */
+const volatile __u32 cpu_slots_mask;
+struct mthpctl_cpu_slot cpu_slots[1] SEC(".data.slots");
 
-	return bpf_map_lookup_elem(&totals, &k);
+static __always_inline struct mthpctl_cpu_slot *get_percpu(void)
+{
+	return &cpu_slots[bpf_get_smp_processor_id() & cpu_slots_mask];
 }
 
 static __always_inline struct mthpctl_totals *get_totals(void)
 {
-	struct mthpctl_percpu *pc = get_percpu();
-
-	return pc ? &pc->t : NULL;
+	return &get_percpu()->t;
 }
 
-/* Counters live in this CPU's copy of "totals": no line is shared between
- * CPUs and no atomic is needed (the hook runs with migration disabled; only
- * a hook preempted between load and store could lose one count). */
+/* Counters live in this CPU's slot: no line is shared between CPUs (a slot
+ * is cache-line aligned) and no atomic is needed (the hook runs with
+ * migration disabled; only a hook preempted between load and store could
+ * lose one count). */
 static __always_inline void inc(__u64 *p)
 {
 	*p += 1;
@@ -257,18 +244,9 @@ __noinline int update_state(struct mthpctl_state *s, const struct mthpctl_sample
 	return mthpctl_update(&p, s, x);
 }
 
-/* Upper bound of the CPUs bump_gen() visits (it stops at the last one). */
-#define MTHPCTL_MAX_CPUS	8192
-
-static long bump_gen(__u64 cpu, void *ctx)
+static long bump_gen(__u64 slot, void *ctx)
 {
-	struct mthpctl_percpu *pc;
-	__u32 k = 0;
-
-	pc = bpf_map_lookup_percpu_elem(&totals, &k, cpu);
-	if (!pc)
-		return 1;	/* past the last possible CPU */
-	__sync_fetch_and_add(&pc->gen, 1);
+	__sync_fetch_and_add(&cpu_slots[slot & cpu_slots_mask].gen, 1);
 	return 0;
 }
 
@@ -358,7 +336,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	memo_view(&p, &s, &after);
 	if (after.allow != before.allow || after.why != before.why ||
 	    after.interval != before.interval)
-		bpf_loop(MTHPCTL_MAX_CPUS, bump_gen, NULL, 0);
+		bpf_loop(cpu_slots_mask + 1, bump_gen, NULL, 0);
 	if (t)
 		inc(&t->samples);
 out:
@@ -482,7 +460,7 @@ static __always_inline __u64 memo_due_j(__u64 last, __u64 interval)
  * conditional branch ends a translation block, and this is the hook's
  * common path.
  */
-static __always_inline bool memo_answer(struct mthpctl_percpu *pc, struct cgroup *cgrp,
+static __always_inline bool memo_answer(struct mthpctl_cpu_slot *pc, struct cgroup *cgrp,
 					__u64 now_j, __u64 *allow, __u32 *why)
 {
 	struct mthpctl_memo *m = &pc->memo;
@@ -535,14 +513,13 @@ static __always_inline bool vma_info(struct vm_area_struct *vma, struct mthpctl_
 	return true;
 }
 
-/* fallbacks[MTHPCTL_REASON_NONE] counts the calls that narrowed nothing
- * (readers skip it): no branch on whether a call fell back. */
+/* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
+ * calls that narrowed nothing, so the rows sum to the calls (readers derive
+ * calls from them: see struct mthpctl_counters). */
 static __always_inline void count(struct mthpctl_totals *t, __u32 tva, __u32 reason)
 {
-	if (tva < MTHPCTL_NR_TVA && reason < MTHPCTL_NR_REASON) {
-		inc(&t->cnt.calls[tva]);
+	if (tva < MTHPCTL_NR_TVA && reason < MTHPCTL_NR_REASON)
 		inc(&t->cnt.fallbacks[reason][tva]);
-	}
 }
 
 /*
@@ -562,7 +539,6 @@ static __always_inline void count_fault(struct mthpctl_totals *t, __u64 removed,
 		     : [nz] "=&r"(nz) : [x] "r"(removed));
 	reason = why & (__u32)-nz & (MTHPCTL_REASON_ROWS - 1);
 
-	inc(&t->cnt.calls[MTHPCTL_TVA_PAGEFAULT]);
 	inc(&t->cnt.fallbacks[reason][MTHPCTL_TVA_PAGEFAULT]);
 }
 
@@ -574,13 +550,13 @@ static const struct mthpctl_state no_state;
  * state, then the memo refilled. A function of its own (a BPF-to-BPF call,
  * the hook's arguments read again from ctx) so that what it keeps in
  * registers is saved in its prologue, not in the fast path's. */
-static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_percpu *pc)
+static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_slot *pc)
 {
 	struct cgroup *cgrp = (void *)ctx[0];
 	struct vm_area_struct *vma = (void *)ctx[1];
 	enum tva_type type = ctx[2];
 	__u64 orders = ctx[3];
-	struct mthpctl_totals *t = pc ? &pc->t : NULL;
+	struct mthpctl_totals *t = &pc->t;
 	struct mthpctl_vma_info vi, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
 	__u32 tva = mthp_tva_index(type), reason, why;
@@ -593,7 +569,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_perc
 		if (cgrp) {
 			/* before the state is read: a memo made from a state
 			 * older than gen says so */
-			gen = pc ? __sync_fetch_and_add(&pc->gen, 0) : 0;
+			gen = __sync_fetch_and_add(&pc->gen, 0);
 			e = bpf_cgrp_storage_get(&cgstate, cgrp, 0,
 						 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		}
@@ -603,17 +579,14 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_perc
 			vip = &vi;
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
-	if (t)
-		count(t, tva, reason);
+	count(t, tva, reason);
 	if (e) {
 		__u64 cg_allow;
 
 		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
 		cg_allow = mthpctl_auto_allow(&p, &e->state, &why);
-		if (pc)
-			memo_fill(&pc->memo, cgrp->self.serial_nr, gen, cg_allow, why,
-				  memo_due_j(e->last_kick_ns,
-					     mthpctl_sample_interval(&p, &e->state)));
+		memo_fill(&pc->memo, cgrp->self.serial_nr, gen, cg_allow, why,
+			  memo_due_j(e->last_kick_ns, mthpctl_sample_interval(&p, &e->state)));
 	}
 	return allow;
 }
@@ -632,7 +605,7 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 		       struct vm_area_struct *vma, enum tva_type type,
 		       unsigned long orders)
 {
-	struct mthpctl_percpu *pc;
+	struct mthpctl_cpu_slot *pc;
 	struct mthpctl_vma_info vi;
 	__u64 allow, now_j;
 	__u32 why;
@@ -641,13 +614,15 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 	 * kept (in a register saved in the prologue) for the slow path. No
 	 * test of the policy: only auto fills the memo, and a read of params
 	 * would touch one more page */
-	if (!cgrp || type != bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT))
+	if (__builtin_expect(!cgrp || (__u32)type !=
+			     (__u32)bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT), 0))
 		return choose_slow(ctx, get_percpu());
 	/* jiffies first: the verifier inlines both calls, but the compiler
 	 * saves what is live across them */
 	now_j = bpf_jiffies64();
 	pc = get_percpu();
-	if (!pc || !memo_answer(pc, cgrp, now_j, &allow, &why))
+	/* expected: the fast path falls through to its exit, no jump back */
+	if (__builtin_expect(!memo_answer(pc, cgrp, now_j, &allow, &why), 0))
 		return choose_slow(ctx, pc);
 	orders = ctx[3];
 	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow) &&

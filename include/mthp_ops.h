@@ -115,7 +115,7 @@ static __always_inline void mthp_ops_count(void *t, enum tva_type type, unsigned
 
 	if (!v || tva >= MTHPCTL_NR_TVA || reason >= MTHPCTL_NR_REASON)
 		return;
-	v->cnt.calls[tva]++;
+	/* one row per call: readers sum the rows into calls */
 	v->cnt.fallbacks[offered & ~allowed ? reason : MTHPCTL_REASON_NONE][tva]++;
 }
 #endif /* __VMLINUX_H__ */

@@ -5,7 +5,8 @@
  *
  * Memory scales with use, not with a preallocated table: per-cgroup state
  * lives in cgroup local storage ("cgstate", created on a cgroup's first
- * fault, freed with the cgroup), the counters are per-CPU ("totals"), and
+ * fault, freed with the cgroup), the counters are per-CPU (one slot per
+ * CPU in a global array, pinned as "totals"), and
  * one sampler work item serves all cgroups through a bounded queue of
  * cgroup ids ("pending").
  */
@@ -18,16 +19,18 @@
 #include "mthp_policy.h"
 
 /* Counters of one policy (summed over CPUs by user space). fallbacks:
- * narrowed calls by reason; its row MTHPCTL_REASON_NONE counts the calls
- * that narrowed nothing (the hook counts without a branch; readers skip
- * it). */
+ * calls by reason they narrowed the orders for; its row MTHPCTL_REASON_NONE
+ * counts the calls that narrowed nothing (the hook counts without a branch;
+ * readers skip it). Every call counts in exactly one row, so the hook does
+ * not write calls: mthpctl_read_totals() fills it with the sum of the rows
+ * (one memory increment less per call on the fast path). */
 /* Rows of fallbacks: a power of two >= MTHPCTL_NR_REASON, so that the hook's
  * fast path bounds a reason with a mask instead of a branch (the rows past
  * MTHPCTL_NR_REASON stay 0). */
 #define MTHPCTL_REASON_ROWS	8
 
 struct mthpctl_counters {
-	__u64 calls[MTHPCTL_NR_TVA];			/* hook calls by tva type */
+	__u64 calls[MTHPCTL_NR_TVA];	/* hook calls by tva type: sum of the rows */
 	__u64 fallbacks[MTHPCTL_REASON_ROWS][MTHPCTL_NR_TVA];
 };
 _Static_assert(MTHPCTL_NR_REASON <= MTHPCTL_REASON_ROWS &&
@@ -42,10 +45,10 @@ struct mthpctl_cg {
 	__u64 nr_kicks;
 };
 
-/* Per-policy totals: value 0 of the per-CPU array "totals". The value the
- * BPF program stores is longer (its fast-path memo follows these counters):
- * readers take the first sizeof(struct mthpctl_totals) bytes of each CPU's
- * value_size (mthpctl_read_totals()). */
+/* Per-policy totals. The built-in policy keeps one in each CPU's slot
+ * (struct mthpctl_cpu_slot); a policy of the mthp_ops.h convention keeps
+ * one per CPU in a per-CPU array whose value may be longer. Readers sum
+ * them (mthpctl_read_totals(), which reads both layouts). */
 struct mthpctl_totals {
 	struct mthpctl_counters cnt;
 	__u64 samples;		/* cgroups sampled */
@@ -58,6 +61,26 @@ struct mthpctl_totals {
 	__u64 wq_errors;	/* the sampler work item could not be set up or started */
 	__u64 no_state;		/* a queued cgroup had no state (storage full?) */
 };
+
+struct mthpctl_memo {
+	__u64 seq;
+	__u64 key;
+	__u64 gen;
+	__u64 due_j;
+	__u64 allow;		/* mthpctl_auto_allow() of the cgroup's state */
+	__u32 why;
+	__u32 pad;
+};
+
+/* One CPU's slot of the global array "cpu_slots" (map .data.slots, pinned
+ * as "totals"): its counters (user space sums t over the slots: see
+ * mthpctl_read_totals()), its memo and its generation. Cache-line aligned:
+ * no two CPUs write one line. */
+struct mthpctl_cpu_slot {
+	struct mthpctl_totals t;
+	struct mthpctl_memo memo;
+	__u64 gen;
+} __attribute__((aligned(64)));
 
 /* Number of sample requests that may wait at once (not a limit on the
  * cgroups a policy tracks: a dropped request is made again later). */

@@ -31,6 +31,7 @@
 #include "cgroup.h"
 #include "compat.h"
 #include "mthp_policy.h"
+#include "mthp_stats.h"
 #include "mthp.skel.h"
 #include "mthpctl.h"
 #include "object.h"
@@ -311,14 +312,34 @@ static void policy_obj_init(struct policy_obj *o)
 	o->user.info_fd = -1;
 }
 
+/* Slots of the policy's cpu_slots array: a power of two >= the possible
+ * CPUs, so that the BPF program bounds a CPU number with a mask. */
+static __u32 cpu_slots_count(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+	__u32 n = 1;
+
+	while (cpus > 0 && n < (__u32)cpus && n < (1u << 20))
+		n <<= 1;
+	return n;
+}
+
 static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
 {
+	__u32 slots = cpu_slots_count();
+	int err;
+
 	o->skel = mthp_bpf__open();
 	if (!o->skel)
 		return mthpctl_load_error(-errno, "opening the BPF policy failed");
 	memcpy((void *)&o->skel->rodata->params, p, sizeof(*p));
 	o->skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
 	o->skel->rodata->object_hash = object_hash();
+	o->skel->rodata->cpu_slots_mask = slots - 1;
+	err = bpf_map__set_value_size(o->skel->maps.data_slots,
+				      slots * sizeof(struct mthpctl_cpu_slot));
+	if (err)
+		return mthpctl_load_error(err, "sizing the policy's per-CPU slots failed");
 	return 0;
 }
 
@@ -369,6 +390,9 @@ static void *policy_rodata(const struct mthpctl_params *p, size_t *len)
 		memcpy((void *)&over.params, p, sizeof(*p));
 		over.page_shift = __builtin_ctzl(mthpctl_page_size());
 		over.object_hash = object_hash();
+		over.cpu_slots_mask = cpu_slots_count() - 1;
+		memcpy(val + offsetof(struct mthp_bpf__rodata, cpu_slots_mask), &over.cpu_slots_mask,
+		       sizeof(over.cpu_slots_mask));
 		memcpy(val + offsetof(struct mthp_bpf__rodata, params), &over.params,
 		       sizeof(over.params));
 		memcpy(val + offsetof(struct mthp_bpf__rodata, page_shift), &over.page_shift,
@@ -488,7 +512,7 @@ static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o)
 	 * kernel refuses to set the work item up */
 	o->map_fds[PIN_SAMPLER] = bpf_map__fd(s->maps.sampler);
 	o->map_fds[PIN_PENDING] = bpf_map__fd(s->maps.pending);
-	o->map_fds[PIN_TOTALS] = bpf_map__fd(s->maps.totals);
+	o->map_fds[PIN_TOTALS] = bpf_map__fd(s->maps.data_slots);
 	return 0;
 }
 

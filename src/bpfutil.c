@@ -385,28 +385,27 @@ bool mthpctl_map_info(int fd, struct bpf_map_info *info)
 	return fd >= 0 && !bpf_map_get_info_by_fd(fd, info, &ilen);
 }
 
-/*
- * The per-CPU totals, summed. Pins outlive the mthpctl that made them: a
- * policy loaded by another version may have fewer or more counters; the
- * ones both know are read (the kernel copies value_size per CPU, rounded
- * up to 8 bytes).
- */
-bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
+/* calls[t] from the rows: every call counts in exactly one row of
+ * fallbacks (struct mthpctl_counters), and the hook writes nothing else. */
+static void counters_sum_calls(struct mthpctl_counters *c)
 {
-	int n = libbpf_num_possible_cpus(), i;
-	size_t j, stride, nr;
-	__u64 *all, *sum = (__u64 *)t;
-	struct bpf_map_info info;
-	__u32 zero = 0;
+	int t, r;
 
-	memset(t, 0, sizeof(*t));
-	if (!mthpctl_map_info(fd, &info) || n <= 0 || info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
-	    info.value_size < sizeof(t->cnt))
-		return false;
-	*map_id = info.id;
-	stride = ((size_t)info.value_size + 7) & ~7UL;
-	nr = (info.value_size < sizeof(*t) ? info.value_size : sizeof(*t)) / sizeof(__u64);
-	all = calloc(n, stride);
+	for (t = 0; t < MTHPCTL_NR_TVA; t++) {
+		c->calls[t] = 0;
+		for (r = 0; r < MTHPCTL_REASON_ROWS; r++)
+			c->calls[t] += c->fallbacks[r][t];
+	}
+}
+
+/* Value 0 of fd read as n records of stride bytes, the first nr __u64 of
+ * each added into sum. */
+static bool sum_records(int fd, size_t n, size_t stride, size_t nr, __u64 *sum)
+{
+	__u64 *all = calloc(n, stride);
+	__u32 zero = 0;
+	size_t i, j;
+
 	if (!all)
 		return false;
 	if (bpf_map_lookup_elem(fd, &zero, all)) {
@@ -417,5 +416,42 @@ bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 		for (j = 0; j < nr; j++)
 			sum[j] += all[i * stride / sizeof(__u64) + j];
 	free(all);
+	return true;
+}
+
+/*
+ * The totals of a policy, summed over CPUs, from either layout: the
+ * built-in policy's array of CPU slots (one value of a power of two of
+ * struct mthpctl_cpu_slot) or the per-CPU array of the mthp_ops.h
+ * convention (and of earlier mthpctl versions). Pins outlive the mthpctl
+ * that made them: a policy loaded by another version may have fewer or
+ * more counters; the ones both know are read (the kernel copies a per-CPU
+ * value_size per CPU, rounded up to 8 bytes).
+ */
+bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
+{
+	const size_t slot = sizeof(struct mthpctl_cpu_slot);
+	int cpus = libbpf_num_possible_cpus();
+	struct bpf_map_info info;
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	if (!mthpctl_map_info(fd, &info))
+		return false;
+	if (info.type == BPF_MAP_TYPE_ARRAY && info.max_entries == 1 &&
+	    info.value_size >= slot && !(info.value_size % slot))
+		ok = sum_records(fd, info.value_size / slot, slot, sizeof(*t) / sizeof(__u64),
+				 (__u64 *)t);
+	else if (info.type == BPF_MAP_TYPE_PERCPU_ARRAY && cpus > 0 &&
+		 info.value_size >= sizeof(t->cnt))
+		ok = sum_records(fd, cpus, ((size_t)info.value_size + 7) & ~7UL,
+				 (info.value_size < sizeof(*t) ? info.value_size : sizeof(*t)) /
+				 sizeof(__u64), (__u64 *)t);
+	else
+		ok = false;
+	if (!ok)
+		return false;
+	counters_sum_calls(&t->cnt);
+	*map_id = info.id;
 	return true;
 }

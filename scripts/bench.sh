@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
-#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle)
+#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle;
+#   and at max the folios again 30s after the run, --settle, BENCH_SETTLE)
 #   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults
-#   against always: the overhead with large folios); pagefault_hook (auto
+#   against always: the overhead with large folios); pagefault_4k (auto
 #   --min-usage 1T, i.e. auto's whole decision path answering 4 KiB, against
-#   never: the overhead at 4 KiB; and --hook-cost: its ns per call against
-#   a near-empty choose_orders that also answers 4 KiB, called as often);
+#   never: the overhead at 4 KiB, bpf_stats off); pagefault_hook (the same
+#   with --hook-cost: its ns per call against a near-empty choose_orders
+#   that also answers 4 KiB, called as often, and that floor's own cost);
 #   sparse; the scale figures (scripts/bench-scale.sh, 200 policies); and
 #   the demo (scripts/demo.sh --guest, ~2 min) for its decision timeline.
 # Then, on the host, the plots (scripts/bench-plots.py) beside the tables.
@@ -15,7 +17,7 @@
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
 #   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
-#                 "pagefault", "pagefault_hook", "sparse", "scale"}
+#                 "pagefault", "pagefault_4k", "pagefault_hook", "sparse", "scale"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
 #   demo.txt, timeline.jsonl, probes.jsonl  the demo's output and timeline
 #   bench-redis.png, bench-folios.png, demo-timeline.png  the plots
@@ -69,9 +71,11 @@ guest() {
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	}
 	: >bench.txt
-	run redis_nobgsave redis --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
+	run redis_nobgsave redis --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" \
+		--settle "${BENCH_SETTLE:-30s}" "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
+	run pagefault_4k pagefault --modes never,policy --policy "auto --min-usage 1T"
 	run pagefault_hook pagefault --modes never,policy --policy "auto --min-usage 1T" --hook-cost
 	run sparse sparse
 	swapoff /dev/zram0 2>/dev/null
@@ -100,7 +104,7 @@ out, t0 = sys.argv[1], int(sys.argv[2])
 res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
-for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_hook", "sparse",
+for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_4k", "pagefault_hook", "sparse",
           "scale"):
     try:
         res[n] = json.load(open(os.path.join(out, n + ".json")))

@@ -13,7 +13,7 @@ enum {
 	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
-	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST,
+	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
 };
 
@@ -44,6 +44,10 @@ static const struct argp_option options[] = {
 	  "\"fixed --max-size SIZE\" (modes cap-SIZE; the oracle is the best static setting)", 2 },
 	{ "bgsave", OPT_BGSAVE, NULL, 0,
 	  "keep redis' default save points (BGSAVE); default is --save \"\" (noBGSAVE)", 2 },
+	{ "settle", OPT_SETTLE, "DURATION", 0,
+	  "at memory.high=max, keep redis-server DURATION after the always and policy "
+	  "runs and count its folios again: what khugepaged has collapsed by then "
+	  "(default 0, off)", 2 },
 	{ "port", OPT_PORT, "PORT", 0, "redis-server port on 127.0.0.1 (default 16379)", 2 },
 	{ "redis-server", OPT_REDIS_SERVER, "PATH", 0, "redis-server binary (default from PATH)", 2 },
 	{ "redis-benchmark", OPT_REDIS_BENCHMARK, "PATH", 0,
@@ -128,6 +132,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->nr_sizes = n;
 		break;
 	case OPT_BGSAVE: o->bgsave = true; break;
+	case OPT_SETTLE:
+		if (mthpctl_parse_duration(arg, &v) || v > 3600000000000ULL)
+			argp_error(state, "bad --settle '%s' (a duration up to 1h, e.g. 30s; 0 = off)",
+				   arg);
+		o->settle_ns = v;
+		break;
 	case OPT_PORT: COUNT(port, 1, 65535, "--port"); break;
 	case OPT_REDIS_SERVER: o->redis_server = arg; break;
 	case OPT_REDIS_BENCHMARK: o->redis_benchmark = arg; break;

@@ -142,4 +142,16 @@ int bench_argmax(const double *v, size_t n);
  * to 1G, no duplicates. Returns the count, -EINVAL or -E2BIG. */
 int bench_parse_size_list(const char *s, __u64 *out, int max);
 
+/*
+ * The column to run i-th in repeat rep, of the n selected in sel[]: modes
+ * are interleaved within a repeat (drift hits every mode alike) and their
+ * order rotates from one repeat to the next, so that no mode always runs
+ * right after the same other one (a run leaves freed memory and khugepaged
+ * and kcompactd work behind for the next).
+ */
+static inline int bench_round_col(const int *sel, int n, int rep, int i)
+{
+	return sel[(i + rep) % n];
+}
+
 #endif

@@ -205,7 +205,9 @@ struct pf_report {
 	struct pf_col *cols;
 	int ncols;
 	struct bench_spread hook_ratio;		/* policy over floor ns per call */
+	struct bench_spread page_vs_floor;	/* policy over floor ns per 4K page */
 	double overhead, overhead_never;	/* policy vs always, vs never (%) */
+	double floor_overhead_never;		/* floor vs never (%) */
 };
 
 static void pf_json_config(struct jw *w, const struct bench_opts *o)
@@ -266,6 +268,8 @@ static void pf_json_body(struct jw *w, void *ctx)
 		bench_json_ratio(w, "policy_vs_floor", &p->hook_ratio);
 		jw_ku64(w, "policy_calls", p->cols[BENCH_POLICY].calls);
 		jw_ku64(w, "floor_calls", p->cols[PF_FLOOR].calls);
+		jw_kdouble(w, "floor_overhead_vs_never_pct", p->floor_overhead_never);
+		bench_json_ratio(w, "policy_vs_floor_per_page", &p->page_vs_floor);
 		jw_obj_close(w);
 	}
 }
@@ -342,6 +346,13 @@ static void pf_text_body(void *ctx)
 		printf("  policy / floor %s: %s\n",
 		       bench_spread_fmt(&p->hook_ratio, "%.2f", b2, sizeof(b2)),
 		       bench_verdict(&p->hook_ratio));
+		/* what any policy costs (an empty program, called the same way,
+		 * with bpf_stats on) and what this one adds to that, per page */
+		if (!isnan(p->floor_overhead_never))
+			printf("  per 4K page: the floor %+.1f%% vs never; the policy vs the floor "
+			       "%s: %s\n", p->floor_overhead_never,
+			       bench_spread_fmt(&p->page_vs_floor, "%.3f", b2, sizeof(b2)),
+			       bench_verdict(&p->page_vs_floor));
 	}
 	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
 }
@@ -357,7 +368,7 @@ int bench_pagefault(struct bench_opts *o)
 		.json_config = pf_json_config, .json_body = pf_json_body,
 		.text_headline = pf_text_headline, .text_body = pf_text_body,
 	};
-	int m, rep, ret = 0, k = 0, total = 0, ncols;
+	int m, rep, ret = 0, k = 0, total = 0, ncols, i, sel[PF_NR_COLS], nsel = 0;
 
 	if (o->repeats > PF_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "pagefault: --repeats is at most %d",
@@ -382,14 +393,16 @@ int bench_pagefault(struct bench_opts *o)
 	}
 	memset(runs, 0, sizeof(runs));
 	for (m = 0; m < ncols; m++)
-		if (m == PF_FLOOR || (o->modes & (1u << m)))
+		if (m == PF_FLOOR || (o->modes & (1u << m))) {
 			total += o->repeats;
+			sel[nsel++] = m;
+		}
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (m = 0; m < ncols && !ret; m++) {
-			struct pf_run *r = &runs[m][rep];
+		for (i = 0; i < nsel && !ret; i++) {
+			struct pf_run *r;
 
-			if (m != PF_FLOOR && !(o->modes & (1u << m)))
-				continue;
+			m = bench_round_col(sel, nsel, rep, i);
+			r = &runs[m][rep];
 			k++;
 			if ((m == BENCH_POLICY && policy_skip) || (m == PF_FLOOR && floor_skip))
 				continue;
@@ -452,11 +465,20 @@ int bench_pagefault(struct bench_opts *o)
 				  (double)f->run_ns / f->calls : NAN;
 		}
 		bench_ratio_spread(pn, fn, o->repeats, &pr.hook_ratio);
+		for (rep = 0; rep < (int)o->repeats; rep++) {
+			struct pf_run *x = &runs[BENCH_POLICY][rep], *f = &runs[PF_FLOOR][rep];
+
+			pn[rep] = x->done ? x->ns_page : NAN;
+			fn[rep] = o->pf_hook_cost && f->done ? f->ns_page : NAN;
+		}
+		bench_ratio_spread(pn, fn, o->repeats, &pr.page_vs_floor);
 	}
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = policy_skip ? policy_note : NULL;
 	report.notes[1] = floor_skip ? floor_note : NULL;
 	pr.overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
 	pr.overhead_never = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_NEVER].ns.median);
+	pr.floor_overhead_never = o->pf_hook_cost ?
+				  bench_pct(cols[PF_FLOOR].ns.median, cols[BENCH_NEVER].ns.median) : NAN;
 	return bench_report(o, &report);
 }

@@ -280,6 +280,18 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 		goto out;
 	}
 	r->done = true;
+	if (o->settle_ns && high == BENCH_HIGH_MAX &&
+	    (col == BENCH_ALWAYS || col == BENCH_POLICY)) {
+		/* redis idle, holding its data: khugepaged may collapse what
+		 * was faulted in small folios (auto: the start-up memory) */
+		err = bench_wait(srv, o->settle_ns, &status);
+		if (err == -ETIMEDOUT) {
+			r->settled = !bench_cg_folios(cg, &r->settled_folios);
+		} else if (!err) {
+			srv = -1;
+			fprintf(stderr, "mthpctl: warning: redis-server exited during --settle\n");
+		}
+	}
 out:
 	if (cli > 0)
 		bench_kill(cli);
@@ -324,6 +336,7 @@ int bench_redis(struct bench_opts *o)
 	struct redis_run *runs;
 	struct redis_cell *cells;
 	int l, m, rep, total = 0, k = 0, ret = 0, err, i;
+	int sel[REDIS_MAX_COLS], nsel = 0;	/* the columns to run */
 	char hb[32];
 	const char *tmp = getenv("TMPDIR");
 
@@ -374,14 +387,16 @@ int bench_redis(struct bench_opts *o)
 			total += o->nr_high * o->repeats;
 
 #define RUN(l, col, rep)	REDIS_RUN(runs, o->repeats, l, col, rep)
-	/* interleave modes and caps within a repeat: drift hits every mode alike */
+	for (m = 0; m < c.ncols; m++)
+		if (col_selected(&c, m))
+			sel[nsel++] = m;
 	for (l = 0; l < o->nr_high && !ret; l++)
 		for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-			for (m = 0; m < c.ncols && !ret; m++) {
-				struct redis_run *r = &RUN(l, m, rep);
+			for (i = 0; i < nsel && !ret; i++) {
+				struct redis_run *r;
 
-				if (!col_selected(&c, m))
-					continue;
+				m = bench_round_col(sel, nsel, rep, i);
+				r = &RUN(l, m, rep);
 				k++;
 				if ((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip)
 					continue;

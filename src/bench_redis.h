@@ -24,6 +24,8 @@ struct redis_run {
 	struct bench_counters delta;
 	struct bench_cgstat cs;
 	struct bench_folios folios;	/* the cgroup's, at the end of the run */
+	bool settled;			/* --settle: settled_folios were counted */
+	struct bench_folios settled_folios;	/* --settle later */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
 	__u64 global_pswpout;		/* /proc/vmstat pswpout delta */
 	double secs;
@@ -43,6 +45,8 @@ struct redis_cell {		/* one mode at one level: medians */
 	/* per-round ratios: against always, against the level's oracle */
 	struct bench_spread r_always, r_oracle;
 	struct bench_folios folios;
+	int n_settled;				/* runs with settled_folios */
+	struct bench_folios settled_folios;	/* median of those */
 	struct bench_memstat ms;
 	__u64 large_swp_pages, global_pswpout;
 	bool swp_agree;

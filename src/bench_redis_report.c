@@ -17,7 +17,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 {
 	double v[5][REDIS_MAX_REPEATS];
 	__u64 u[6][REDIS_MAX_REPEATS], cnt[REDIS_MAX_REPEATS];
-	struct bench_folios fol[REDIS_MAX_REPEATS];
+	struct bench_folios fol[REDIS_MAX_REPEATS], settled[REDIS_MAX_REPEATS];
 	struct bench_memstat ms[REDIS_MAX_REPEATS];
 	int i, j, s, k;
 
@@ -44,6 +44,8 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 		u[4][c->n] = large;
 		u[5][c->n] = r->global_pswpout;
 		fol[c->n] = r->folios;
+		if (r->settled)
+			settled[c->n_settled++] = r->settled_folios;
 		ms[c->n] = r->ms;
 		c->swp_agree &= r->ms.have[BENCH_MS_PSWPOUT] &&
 				bench_swap_attributed(large, r->global_pswpout,
@@ -67,6 +69,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	c->large_swp_pages = bench_median_u64(u[4], c->n);
 	c->global_pswpout = bench_median_u64(u[5], c->n);
 	bench_folios_median(fol, c->n, &c->folios);
+	bench_folios_median(settled, c->n_settled, &c->settled_folios);
 	bench_memstat_median(ms, c->n, &c->ms);
 	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
 		int m = 0;
@@ -155,6 +158,42 @@ static char *fmt_ms(const struct bench_spread *s, char *buf, size_t len)
 }
 
 #define CELL(l, col)	(cells[(l) * REDIS_MAX_COLS + (col)])
+
+/* PMD bytes of the policy as a share of always's, "-" without both. */
+static char *pmd_share(const struct bench_folios *pol, const struct bench_folios *al,
+		       char *buf, size_t len)
+{
+	__u64 a = al->bytes[BENCH_NR_ORDERS - 1];
+
+	if (a)
+		snprintf(buf, len, "%.1f%%", 100.0 * pol->bytes[BENCH_NR_ORDERS - 1] / a);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* --settle: the folios of always and the policy that much after the end of
+ * their runs (khugepaged collapses the ranges a policy faulted in small
+ * folios), and the policy's PMD bytes against always's at both moments. */
+static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, int l)
+{
+	struct redis_cell *al = &CELL(l, BENCH_ALWAYS), *pol = &CELL(l, BENCH_POLICY);
+	char d[32], s1[16], s2[16];
+	int m;
+
+	if (!al->n_settled && !pol->n_settled)
+		return;
+	printf("anon folios %s after the end of a run (--settle; MiB by size, median):\n",
+	       mthpctl_format_duration(c->o->settle_ns, d, sizeof(d)));
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (CELL(l, m).n_settled)
+			bench_print_folios(redis_col_name(c, m), &CELL(l, m).settled_folios);
+	if (al->n_settled && pol->n_settled)
+		printf("PMD bytes of %s vs always: %s at the end, %s %s later\n",
+		       redis_col_name(c, BENCH_POLICY),
+		       pmd_share(&pol->folios, &al->folios, s1, sizeof(s1)),
+		       pmd_share(&pol->settled_folios, &al->settled_folios, s2, sizeof(s2)), d);
+}
 
 /* What the report of a redis run reads. */
 struct redis_report {
@@ -252,6 +291,15 @@ static void redis_json_body(struct jw *w, void *ctx)
 			jw_ku64(w, "memory_peak", x->peak);
 			bench_json_counters(w, &x->delta);
 			bench_json_folios(w, &x->folios);
+			if (x->n_settled) {
+				/* --settle: the same counts, that much later */
+				jw_key(w, "settled");
+				jw_obj_open(w);
+				jw_ku64(w, "settle_ns", c->o->settle_ns);
+				jw_ku64(w, "runs", x->n_settled);
+				bench_json_folios(w, &x->settled_folios);
+				jw_obj_close(w);
+			}
 			bench_json_memstat(w, &x->ms);
 			jw_key(w, "swap_attribution");
 			jw_obj_open(w);
@@ -372,6 +420,7 @@ static void redis_text_body(void *ctx)
 		for (m = 0; m < c->ncols; m++)
 			if (CELL(l, m).n)
 				bench_print_folios(redis_col_name(c, m), &CELL(l, m).folios);
+		print_settled(c, cells, l);
 		printf("memory.stat deltas of the cgroup (median):\n");
 		bench_print_memstat_header();
 		for (m = 0; m < c->ncols; m++)

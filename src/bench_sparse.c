@@ -321,7 +321,7 @@ int bench_sparse(struct bench_opts *o)
 		.json_config = sp_json_config, .json_body = sp_json_body,
 		.text_headline = sp_text_headline, .text_body = sp_text_body,
 	};
-	int m, rep, ret = 0, k = 0, total = 0, i, s;
+	int m, rep, ret = 0, k = 0, total = 0, i, s, sel[BENCH_NR_MODES], nsel = 0;
 
 	if (o->repeats > SP_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --repeats is at most %d",
@@ -337,12 +337,14 @@ int bench_sparse(struct bench_opts *o)
 		for (i = 0; i < SP_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
 	}
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (o->modes & (1u << m))
+			sel[nsel++] = m;
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (m = 0; m < BENCH_NR_MODES && !ret; m++) {
+		for (i = 0; i < nsel && !ret; i++) {
 			bool done;
 
-			if (!(o->modes & (1u << m)))
-				continue;
+			m = bench_round_col(sel, nsel, rep, i);
 			k++;
 			if (m == BENCH_POLICY && policy_skip)
 				continue;

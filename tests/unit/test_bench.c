@@ -352,6 +352,30 @@ static void size_list(void **state)
 	assert_int_equal(bench_parse_size_list("16K,32K", v, 1), -E2BIG);
 }
 
+/* Over n rounds every column runs once in every position, and no column
+ * runs right after the same other one in every round. */
+static void round_order(void **state)
+{
+	int sel[] = { 0, 2, 3 }, n = 3, rep, i, pos[4][3] = {}, after[4][4] = {};
+
+	for (rep = 0; rep < n; rep++)
+		for (i = 0; i < n; i++) {
+			int m = bench_round_col(sel, n, rep, i);
+
+			pos[m][i]++;
+			if (i)
+				after[m][bench_round_col(sel, n, rep, i - 1)]++;
+		}
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pos[sel[i]][0] + pos[sel[i]][1] + pos[sel[i]][2], n);
+		assert_int_equal(pos[sel[i]][i], 1);
+		for (rep = 0; rep < n; rep++)
+			assert_true(after[sel[i]][sel[rep]] < n);
+	}
+	/* one column: always first */
+	assert_int_equal(bench_round_col(sel, 1, 5, 0), 0);
+}
+
 static void counts(void **state)
 {
 	__u64 v;
@@ -373,7 +397,7 @@ int run_bench_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(counts),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(counts), cmocka_unit_test(round_order),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list),

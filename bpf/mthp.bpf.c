@@ -279,14 +279,12 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 
 	cgrp = bpf_cgroup_from_id(id);
 	if (!cgrp) {
-		if (t)
-			inc(&t->gone);
+		inc(&t->gone);
 		return;
 	}
 	e = bpf_cgrp_storage_get(&cgstate, cgrp, 0, 0);
 	if (!e) {
-		if (t)
-			inc(&t->no_state);
+		inc(&t->no_state);
 		goto out;
 	}
 
@@ -308,7 +306,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 			}
 			x.headroom = memcg_headroom(memcg);
 			bpf_put_mem_cgroup(memcg);
-		} else if (t) {
+		} else {
 			inc(&t->memcg_errors);
 		}
 	}
@@ -320,7 +318,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 		if (stall >= 0) {
 			x.stall_ns = stall;
 			x.flags |= MTHPCTL_SAMPLE_STALL;
-		} else if (t) {
+		} else {
 			inc(&t->psi_errors);
 		}
 	}
@@ -338,8 +336,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	if (after.allow != before.allow || after.why != before.why ||
 	    after.interval != before.interval)
 		bpf_loop(cpu_slots_mask + 1, bump_gen, NULL, 0);
-	if (t)
-		inc(&t->samples);
+	inc(&t->samples);
 out:
 	bpf_cgroup_release(cgrp);
 }
@@ -357,10 +354,7 @@ static long sample_next(__u64 i, void *ctx)
 /* The sampler work item: every queued cgroup, once. */
 static int sampler_cb(void *map, int *key, void *value)
 {
-	struct mthpctl_totals *t = get_totals();
-
-	if (t)
-		inc(&t->sampler_runs);
+	inc(&get_totals()->sampler_runs);
 	calibrate();
 	if (!bpf_ksym_exists(bpf_cgroup_from_id))
 		return 0;
@@ -388,13 +382,12 @@ static __always_inline void kick_sampler(struct mthpctl_totals *t)
 		if ((err && err != -16 /* EBUSY: set up by an earlier try */) ||
 		    bpf_wq_set_callback(&w->wq, sampler_cb, 0)) {
 			w->ready = 0;
-			if (t)
-				inc(&t->wq_errors);
+			inc(&t->wq_errors);
 			return;
 		}
 		w->ready = 2;
 	}
-	if (bpf_wq_start(&w->wq, 0) && t)
+	if (bpf_wq_start(&w->wq, 0))
 		inc(&t->wq_errors);
 }
 
@@ -411,11 +404,10 @@ static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
 	/* one CPU wins the interval */
 	if (__sync_val_compare_and_swap(&e->last_kick_ns, last, now) != last)
 		return;
-	if (!last && t)
+	if (!last)
 		inc(&t->entries_created);
 	if (bpf_map_push_elem(&pending, &id, 0)) {
-		if (t)
-			inc(&t->queue_full);
+		inc(&t->queue_full);
 		return;
 	}
 	inc(&e->nr_kicks);

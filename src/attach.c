@@ -324,20 +324,27 @@ static __u32 cpu_slots_count(void)
 	return n;
 }
 
+/* What mthpctl sets in the policy's .rodata before a load with p (the one
+ * place: open_policy() and policy_rodata() must agree for sharing). */
+static void set_rodata(struct mthp_bpf__rodata *r, const struct mthpctl_params *p)
+{
+	memcpy(&r->params, p, sizeof(*p));
+	r->page_shift = __builtin_ctzl(mthpctl_page_size());
+	r->object_hash = object_hash();
+	r->cpu_slots_mask = cpu_slots_count() - 1;
+}
+
 static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
 {
-	__u32 slots = cpu_slots_count();
 	int err;
 
 	o->skel = mthp_bpf__open();
 	if (!o->skel)
 		return mthpctl_load_error(-errno, "opening the BPF policy failed");
-	memcpy((void *)&o->skel->rodata->params, p, sizeof(*p));
-	o->skel->rodata->page_shift = __builtin_ctzl(mthpctl_page_size());
-	o->skel->rodata->object_hash = object_hash();
-	o->skel->rodata->cpu_slots_mask = slots - 1;
+	set_rodata(o->skel->rodata, p);
 	err = bpf_map__set_value_size(o->skel->maps.data_slots,
-				      slots * sizeof(struct mthpctl_cpu_slot));
+				      (o->skel->rodata->cpu_slots_mask + 1) *
+				      sizeof(struct mthpctl_cpu_slot));
 	if (err)
 		return mthpctl_load_error(err, "sizing the policy's per-CPU slots failed");
 	return 0;
@@ -387,10 +394,7 @@ static void *policy_rodata(const struct mthpctl_params *p, size_t *len)
 		break;
 	}
 	if (val) {
-		memcpy((void *)&over.params, p, sizeof(*p));
-		over.page_shift = __builtin_ctzl(mthpctl_page_size());
-		over.object_hash = object_hash();
-		over.cpu_slots_mask = cpu_slots_count() - 1;
+		set_rodata(&over, p);
 		memcpy(val + offsetof(struct mthp_bpf__rodata, cpu_slots_mask), &over.cpu_slots_mask,
 		       sizeof(over.cpu_slots_mask));
 		memcpy(val + offsetof(struct mthp_bpf__rodata, params), &over.params,

@@ -383,13 +383,12 @@ int bench_redis(struct bench_opts *o)
 				     strerror(errno));
 	}
 	for (m = 0; m < c.ncols; m++)
-		if (col_selected(&c, m))
+		if (col_selected(&c, m)) {
 			total += o->nr_high * o->repeats;
+			sel[nsel++] = m;
+		}
 
 #define RUN(l, col, rep)	REDIS_RUN(runs, o->repeats, l, col, rep)
-	for (m = 0; m < c.ncols; m++)
-		if (col_selected(&c, m))
-			sel[nsel++] = m;
 	for (l = 0; l < o->nr_high && !ret; l++)
 		for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 			for (i = 0; i < nsel && !ret; i++) {

@@ -332,14 +332,13 @@ int bench_sparse(struct bench_opts *o)
 	if (ret)
 		return ret;
 	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (o->modes & (1u << m))
+		if (o->modes & (1u << m)) {
 			total += o->repeats;
+			sel[nsel++] = m;
+		}
 		for (i = 0; i < SP_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
 	}
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (o->modes & (1u << m))
-			sel[nsel++] = m;
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 		for (i = 0; i < nsel && !ret; i++) {
 			bool done;

@@ -9,12 +9,13 @@
  * on first use, freed with the cgroup), answers from its state and the
  * faulting mapping, and at most every mthpctl_sample_interval() queues the
  * cgroup's id for the one sampler work item. Most calls of auto need none
- * of that: each CPU keeps the answer of the last cgroup it decided for
- * (struct mthpctl_memo) until the cgroup's state changes or a sample may be
- * due. The sampler (sleepable) reads PSI memory-full stall and anon+shmem
- * usage of each queued cgroup and feeds them to the shared decision
- * function in include/mthp_policy.h. Counters are per-CPU: no cache line is
- * shared by the CPUs on the fault path.
+ * of that: each CPU keeps the answer of the last cgroup it decided for (a
+ * memo word) until the cgroup's state changes or the memo tick, a timer that
+ * runs while the cgroups fault, makes it stale (so that the samples that
+ * fall due are requested). The sampler (sleepable) reads PSI memory-full
+ * stall and anon+shmem usage of each queued cgroup and feeds them to the
+ * shared decision function in include/mthp_policy.h. Counters are per-CPU:
+ * no cache line is shared by the CPUs on the fault path.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -87,26 +88,26 @@ struct {
 
 /*
  * The fast path's memo: the answer of the last cgroup this CPU decided for,
- * so that the common call (a page fault of the same cgroup as the last one,
- * no sample due) needs neither the storage lookup nor the decision. Valid
- * while
- *   - key is the cgroup's serial number (unlike its address and like its id,
- *     never reused, and one load away from the hook's argument);
- *   - gen is this CPU's gen: the sampler bumps every CPU's gen after a state
- *     update that changes an answer or a sampling interval, so an answer is
- *     never older than the state it came from;
- *   - jiffies < due_j: before due_j no sample of the cgroup can be due (see
- *     memo_due_j()), after it the slow path makes the exact check.
- * Everything the check reads is in this CPU's slot of cpu_slots (next to the
- * counters it increments), the cgroup and jiffies: under TCG every other
- * page the hook touches between two faults costs more than its loads.
- * The hook is preemptible (migration disabled only), so a fill may be
- * interrupted by the hook of another task on this CPU: seq is odd while a
- * fill is under way (a second one on this CPU then does not fill, a reader
- * does not use the memo), and a reader that sees seq move while it reads
- * does not use what it read. Only the auto policy fills the memo: fixed and
+ * so that the common call (a page fault of the same cgroup as the last one)
+ * needs neither the storage lookup nor the decision. One word in this
+ * CPU's slot (mthpctl_memo_word() in include/mthp_policy.h), valid while
+ *   - its key is the low 32 bits of the cgroup's serial number (unlike its
+ *     address and like its id, never reused, and one load away from the
+ *     hook's argument; two cgroups 2^32 creations apart would share a key);
+ *   - its generation is this CPU's gen. Two things bump every CPU's gen:
+ *     the sampler, after a state update that changes an answer or a
+ *     sampling interval, so an answer is never older than the state it
+ *     came from; and the memo tick (tick_cb()), every
+ *     window / MTHPCTL_MEMO_TICKS_PER_WINDOW while the policy's cgroups
+ *     fault, so that the slow path, which requests the samples that are
+ *     due, runs on every CPU at least that often.
+ * The check reads this CPU's slot (next to the counters it increments) and
+ * the cgroup: under TCG every other page the hook touches between two
+ * faults costs more than its loads. The hook is preemptible (migration
+ * disabled only), and the memo is written and read with one 64-bit access,
+ * so a fill interrupted by the hook of another task on this CPU leaves one
+ * of the two whole answers. Only the auto policy fills the memo: fixed and
  * never always take the slow path, which is short for them.
- * (struct mthpctl_memo: include/mthp_stats.h)
  */
 
 /* Cgroup ids waiting for a sample. */
@@ -119,6 +120,9 @@ struct {
 struct sampler {
 	struct bpf_wq wq;
 	__u32 ready;		/* 0: not set up, 1: being set up, 2: ready */
+	__u32 tick_ready;	/* the same for tick */
+	struct bpf_timer tick;	/* the memo tick (see the memo above) */
+	__u32 tick_armed;	/* 1: tick will fire (cleared as it does) */
 };
 
 struct {
@@ -127,44 +131,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sampler);
 } sampler SEC(".maps");
-
-/*
- * The hook's clock: the jiffies counter (bpf_jiffies64() is inlined by the
- * verifier to a load), converted to ns since the calibration point with
- * ns_per_jiffy, which the sampler measures once against bpf_ktime_get_ns()
- * over at least a second. It only gates how often a cgroup is queued for a
- * sample, so a tick (a few ms) of resolution is plenty, and the fault path
- * makes no clock call. It is measured once and never changed: a rate that
- * moved by 1 ns per jiffy later would move this clock by seconds, backwards
- * too, and a clock going back would queue a sample on every fault. Until
- * the calibration is done the hook uses bpf_ktime_get_ns().
- */
-__u64 calib_t0, calib_j0, ns_per_jiffy;
-
-static __always_inline __u64 hook_now(void)
-{
-	__u64 npj = ns_per_jiffy;
-
-	if (!npj)
-		return bpf_ktime_get_ns();
-	return calib_t0 + (bpf_jiffies64() - calib_j0) * npj;
-}
-
-static void calibrate(void)
-{
-	__u64 t = bpf_ktime_get_ns(), j = bpf_jiffies64();
-
-	if (ns_per_jiffy)
-		return;
-	if (!calib_t0) {
-		/* j0 first: the hook takes t0 != 0 to mean both are set */
-		calib_j0 = j;
-		barrier();
-		calib_t0 = t;
-	} else if (j > calib_j0 && t - calib_t0 >= 1000000000ULL) {
-		ns_per_jiffy = (t - calib_t0) / (j - calib_j0);
-	}
-}
 
 /*
  * One slot per CPU: counters, memo and generation (struct mthpctl_cpu_slot).
@@ -247,7 +213,7 @@ __noinline int update_state(struct mthpctl_state *s, const struct mthpctl_sample
 
 static long bump_gen(__u64 slot, void *ctx)
 {
-	__sync_fetch_and_add(&cpu_slots[slot & cpu_slots_mask].gen, 1);
+	__sync_fetch_and_add(&cpu_slots[slot & cpu_slots_mask].gen, MTHPCTL_MEMO_GEN_STEP);
 	return 0;
 }
 
@@ -355,7 +321,6 @@ static long sample_next(__u64 i, void *ctx)
 static int sampler_cb(void *map, int *key, void *value)
 {
 	inc(&get_totals()->sampler_runs);
-	calibrate();
 	if (!bpf_ksym_exists(bpf_cgroup_from_id))
 		return 0;
 	bpf_loop(MTHPCTL_PENDING_MAX, sample_next, NULL, 0);
@@ -396,7 +361,7 @@ static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
 					 const struct mthpctl_params *p,
 					 struct mthpctl_totals *t)
 {
-	__u64 now = hook_now();
+	__u64 now = bpf_ktime_get_ns();
 	__u64 last = e->last_kick_ns;
 
 	if (last && now - last < mthpctl_sample_interval(p, &e->state))
@@ -414,90 +379,62 @@ static __always_inline void maybe_sample(struct mthpctl_cg *e, __u64 id,
 	kick_sampler(t);
 }
 
-/*
- * First jiffies value at which a cgroup whose last sample request was at
- * LAST (hook clock) may be due for its next one, INTERVAL later; 0: now.
- * Calibrated, the hook's clock is calib_t0 + (j - calib_j0) * ns_per_jiffy
- * and the answer is exact. Before that the hook reads bpf_ktime_get_ns(),
- * and ns per jiffy is bounded from the calibration's start (t0, j0): the
- * j - j0 ticks since are ns-per-jiffy apart, so that is at most
- * (now - t0) / (j - j0 - 2) (one tick of slack for one seen late); jiffy j'
- * then starts less than (j' - j + 1) times that after now. Either way the
- * memo never hides a sample the slow path would request, and the policy is
- * fast from its first second, not only once the calibration is done.
- */
-static __always_inline __u64 memo_due_j(__u64 last, __u64 interval)
+/* The memo tick: every memo made before it is stale (see the memo above).
+ * It fires once per arming; a slow path after it arms it again, so a
+ * policy whose cgroups do not fault has no timer running. */
+static int tick_cb(void *map, int *key, struct sampler *w)
 {
-	__u64 npj = ns_per_jiffy, due = last + interval, t0, j0, j, now;
-
-	if (!last)
-		return 0;
-	t0 = calib_t0;
-	barrier();	/* j0 is set before t0 (calibrate()) */
-	j0 = calib_j0;
-	if (npj)
-		return due <= t0 ? 0 : j0 + (due - t0 + npj - 1) / npj;
-	if (!t0)
-		return 0;
-	j = bpf_jiffies64();
-	now = bpf_ktime_get_ns();
-	if (j < j0 + 3 || now <= t0 || due <= now)
-		return 0;
-	npj = (now - t0) / (j - j0 - 2) + 1;
-	return j + (due - now) / npj;
+	/* cleared before the bump (both fully ordered): a slow path that
+	 * finds it still set reads its gen before the bump below, so its
+	 * memo goes stale with it */
+	__sync_val_compare_and_swap(&w->tick_armed, 1, 0);
+	bpf_loop(cpu_slots_mask + 1, bump_gen, NULL, 0);
+	return 0;
 }
 
-/*
- * The memo's answer for CGRP, if it holds one (struct mthpctl_memo). All
- * fields are read first and checked with one branch: under TCG every
- * conditional branch ends a translation block, and this is the hook's
- * common path.
- */
-static __always_inline bool memo_answer(struct mthpctl_cpu_slot *pc, struct cgroup *cgrp,
-					__u64 now_j, __u64 *allow, __u32 *why)
+/* Arm the memo tick unless it is armed. False if it cannot be: the memo
+ * must then not be filled, as nothing would make it stale. */
+static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthpctl_totals *t)
 {
-	struct mthpctl_memo *m = &pc->memo;
-	__u64 seq = READ_ONCE(m->seq), bad;
+	struct sampler *w;
+	__u32 k = 0;
+	long err;
 
-	barrier();
-	*allow = m->allow;
-	*why = m->why;
-	bad = (m->key ^ cgrp->self.serial_nr) | (m->gen ^ pc->gen) |
-	      /* 1 iff now_j >= due_j (both far below 2^63) */
-	      (~(now_j - m->due_j) >> 63);
-	barrier();
-	/* seq odd: a fill was preempted; key 0 may then be the root's serial */
-	return !(bad | (READ_ONCE(m->seq) ^ seq) | (seq & 1));
-}
-
-static __always_inline void memo_fill(struct mthpctl_memo *m, __u64 key, __u64 gen,
-				      __u64 allow, __u32 why, __u64 due_j)
-{
-	__u64 seq = READ_ONCE(m->seq);
-
-	/* odd: a fill on this CPU was preempted by us; it will finish */
-	if ((seq & 1) || __sync_val_compare_and_swap(&m->seq, seq, seq + 1) != seq)
-		return;
-	WRITE_ONCE(m->key, 0);
-	barrier();
-	m->gen = gen;
-	m->allow = allow;
-	m->why = why;
-	m->due_j = due_j;
-	barrier();
-	WRITE_ONCE(m->key, key);
-	barrier();
-	WRITE_ONCE(m->seq, seq + 2);
+	w = bpf_map_lookup_elem(&sampler, &k);
+	if (!w)
+		return false;
+	if (READ_ONCE(w->tick_armed))
+		return true;
+	if (w->tick_ready != 2) {
+		/* one CPU sets the timer up, once */
+		if (__sync_val_compare_and_swap(&w->tick_ready, 0, 1) != 0)
+			return false;
+		err = bpf_timer_init(&w->tick, &sampler, 1 /* CLOCK_MONOTONIC */);
+		if ((err && err != -16 /* EBUSY: set up by an earlier try */) ||
+		    bpf_timer_set_callback(&w->tick, tick_cb)) {
+			w->tick_ready = 0;
+			inc(&t->wq_errors);
+			return false;
+		}
+		w->tick_ready = 2;
+	}
+	if (__sync_val_compare_and_swap(&w->tick_armed, 0, 1) != 0)
+		return true;
+	if (bpf_timer_start(&w->tick, p->window_ns / MTHPCTL_MEMO_TICKS_PER_WINDOW, 0)) {
+		WRITE_ONCE(w->tick_armed, 0);
+		inc(&t->wq_errors);
+		return false;
+	}
+	return true;
 }
 
 /* Does the sparse rule apply to the mapping? Plain loads (BTF pointer
- * walk), no helper calls. */
+ * walk), no helper calls. No test of vma: the hook's argument is never
+ * NULL (not __nullable); a load through NULL would read 0. */
 static __always_inline bool vma_info(struct vm_area_struct *vma, struct mthpctl_vma_info *vi)
 {
 	struct mm_struct *mm;
 
-	if (!vma)
-		return false;
 	mm = vma->vm_mm;
 	if (!mm)
 		return false;
@@ -555,7 +492,8 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	__u32 tva = mthp_tva_index(type), reason, why;
 	struct mthpctl_cg *e = NULL;
 	struct mthpctl_params p;
-	__u64 allow, gen = 0;
+	__u64 allow;
+	__u32 gen = 0;
 
 	get_params(&p);
 	if (p.policy == MTHPCTL_POLICY_AUTO) {
@@ -574,24 +512,32 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
 	count(t, tva, reason);
 	if (e) {
-		__u64 cg_allow;
+		__u32 top;
 
 		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
-		cg_allow = mthpctl_auto_allow(&p, &e->state, &why);
-		memo_fill(&pc->memo, cgrp->self.serial_nr, gen, cg_allow, why,
-			  memo_due_j(e->last_kick_ns, mthpctl_sample_interval(&p, &e->state)));
+		top = mthpctl_auto_top(&p, &e->state, &why);
+		if (arm_tick(&p, t))
+			WRITE_ONCE(pc->memo,
+				   mthpctl_memo_word(mthpctl_memo_tag(cgrp->self.serial_nr, gen),
+						     top, why));
 	}
 	return allow;
 }
 
+/* choose_slow() for a call of another type, a function of its own: a
+ * second call of choose_slow() in choose_orders() would be merged with the
+ * first, at the price of a flag and one more branch on the fast path. */
+static __noinline __u64 choose_other(unsigned long long *ctx)
+{
+	return choose_slow(ctx, this_cpu_slot());
+}
+
 /*
- * The common call, a page fault of the cgroup this CPU answered last with
- * no sample due, is answered from the memo: a per-CPU lookup and jiffies
- * (both inlined by the verifier), a few loads and one branch, the sparse
- * rule if the answer allows large folios, two counters without a branch. Measured in the TCG
- * VM (bench pagefault --hook-cost, auto --min-usage 1T, 4 runs over two
- * boots): 1.69-2.10 x the floor per call, from 2.79-3.61 x with the storage
- * lookup and the decision on every call.
+ * The common call, a page fault of the cgroup this CPU answered last, is
+ * answered from the memo: one word, checked against the cgroup's serial
+ * number and this CPU's gen with one branch, the sparse rule if the answer
+ * allows large folios, one counter without a branch. Measured in the TCG
+ * VM (bench pagefault --hook-cost, auto --min-usage 1T): see README.md.
  */
 SEC("struct_ops/choose_orders")
 unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
@@ -600,23 +546,26 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 {
 	struct mthpctl_cpu_slot *pc;
 	struct mthpctl_vma_info vi;
-	__u64 allow, now_j;
+	__u64 allow, memo;
 	__u32 why;
 
 	/* the other types are rare: tested first, so that the type is not
 	 * kept (in a register saved in the prologue) for the slow path. No
 	 * test of the policy: only auto fills the memo, and a read of params
-	 * would touch one more page */
-	if (__builtin_expect(!cgrp || (__u32)type !=
+	 * would touch one more page. No test of cgrp: the kernel passes the
+	 * owner's cgroup, never NULL (the argument is not __nullable, and a
+	 * load through it would read 0, the slow path tests it) */
+	if (__builtin_expect((__u32)type !=
 			     (__u32)bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT), 0))
-		return choose_slow(ctx, this_cpu_slot());
-	/* jiffies first: the verifier inlines both calls, but the compiler
-	 * saves what is live across them */
-	now_j = bpf_jiffies64();
+		return choose_other(ctx);
 	pc = this_cpu_slot();
+	memo = READ_ONCE(pc->memo);
 	/* expected: the fast path falls through to its exit, no jump back */
-	if (__builtin_expect(!memo_answer(pc, cgrp, now_j, &allow, &why), 0))
+	if (__builtin_expect(!mthpctl_memo_hit(memo, mthpctl_memo_tag(cgrp->self.serial_nr,
+								      READ_ONCE(pc->gen))), 0))
 		return choose_slow(ctx, pc);
+	allow = mthpctl_memo_allow(memo);
+	why = mthpctl_memo_why(memo);
 	orders = ctx[3];
 	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow) &&
 	    vma_info((void *)ctx[1], &vi) && mthpctl_vma_sparse(&vi)) {

@@ -212,6 +212,15 @@ struct mthpctl_state {
 #define MTHPCTL_MIN_DT_DIV	(2 * MTHPCTL_LOW_USAGE_SAMPLES_PER_WINDOW)
 
 /*
+ * How often the BPF fast path's memo goes stale while a policy's cgroups
+ * fault (bpf/mthp.bpf.c): a sample that falls due is requested at most
+ * window / MTHPCTL_MEMO_TICKS_PER_WINDOW late (15.6 ms by default, a
+ * quarter of the small cgroup's interval), and each CPU takes the slow
+ * path about that often.
+ */
+#define MTHPCTL_MEMO_TICKS_PER_WINDOW	64
+
+/*
  * A page fault in a mapping of at least MTHPCTL_SPARSE_MIN_VMA bytes whose
  * process has fewer anonymous bytes resident than 1/MTHPCTL_SPARSE_DIV of
  * the mapping gets 4 KiB: touching one page per 128 KiB of a large mapping
@@ -486,22 +495,80 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 
 /*
  * The auto policy's answer for a cgroup in state s, before the rules of the
- * single call (tva type, sparse mapping): the orders its state allows for
- * page faults and khugepaged, and in *why the reason if that narrows them.
+ * single call (tva type, sparse mapping): the highest order its state allows
+ * for page faults and khugepaged (orders 0..top; MTHPCTL_NO_CAP: all), and
+ * in *why the reason if that narrows them.
  * It changes only when the state does, so the BPF program may keep it
  * between calls (see the memo in bpf/mthp.bpf.c).
  */
-static inline __u64 mthpctl_auto_allow(const struct mthpctl_params *p,
-				       const struct mthpctl_state *s, __u32 *why)
+static inline __u32 mthpctl_auto_top(const struct mthpctl_params *p,
+				     const struct mthpctl_state *s, __u32 *why)
 {
 	__u32 r = mthpctl_restriction(s);
 
 	if (r == MTHPCTL_REASON_NONE) {
 		*why = MTHPCTL_REASON_CAP;
-		return mthpctl_cap_mask(p->max_order);
+		return p->max_order;
 	}
 	*why = r;
-	return mthpctl_cap_mask(mthpctl_max_order_now(p, s));
+	return mthpctl_max_order_now(p, s);
+}
+
+/* The same answer as a mask: mthpctl_cap_mask() of the top order. */
+static inline __u64 mthpctl_auto_allow(const struct mthpctl_params *p,
+				       const struct mthpctl_state *s, __u32 *why)
+{
+	return mthpctl_cap_mask(mthpctl_auto_top(p, s, why));
+}
+
+/*
+ * The BPF fast path's memo (bpf/mthp.bpf.c) is one 64-bit word, so that one
+ * load reads it whole and one store writes it whole (no sequence count):
+ *   bits 63..32  the low 32 bits of the cgroup's serial number (the key),
+ *   bits 31..10  the low 22 bits of the CPU's generation when it was made,
+ *   bits  9..6   the reason of the answer,
+ *   bits  5..0   the answer as a shift: allow = ~0 >> shift (every answer
+ *                of auto's state is a mask of orders 0..top).
+ * A CPU's generation counts in steps of MTHPCTL_MEMO_GEN_STEP, so that the
+ * word's upper 54 bits are the tag (key << 32) | generation.
+ */
+#define MTHPCTL_MEMO_SHIFT_MASK	0x3fULL
+#define MTHPCTL_MEMO_WHY_SHIFT	6
+#define MTHPCTL_MEMO_WHY_MASK	0xfULL
+#define MTHPCTL_MEMO_TAG_SHIFT	10
+#define MTHPCTL_MEMO_GEN_STEP	(1U << MTHPCTL_MEMO_TAG_SHIFT)
+_Static_assert(MTHPCTL_NR_REASON <= MTHPCTL_MEMO_WHY_MASK + 1,
+	       "a reason fits the memo's reason bits");
+
+/* The memo's tag for a cgroup (serial number) at a generation. */
+static inline __u64 mthpctl_memo_tag(__u64 serial, __u32 gen)
+{
+	/* gen's bits below the step are 0, and mthpctl_memo_hit() ignores them */
+	return (serial << 32) | gen;
+}
+
+/* The memo word of an answer mthpctl_cap_mask(top) with reason why. */
+static inline __u64 mthpctl_memo_word(__u64 tag, __u32 top, __u32 why)
+{
+	__u64 shift = top >= MTHPCTL_NO_CAP ? 0 : MTHPCTL_NO_CAP - top;
+
+	return tag | ((why & MTHPCTL_MEMO_WHY_MASK) << MTHPCTL_MEMO_WHY_SHIFT) | shift;
+}
+
+/* Does the memo word hold the answer for this tag? */
+static inline int mthpctl_memo_hit(__u64 word, __u64 tag)
+{
+	return !((word ^ tag) >> MTHPCTL_MEMO_TAG_SHIFT);
+}
+
+static inline __u64 mthpctl_memo_allow(__u64 word)
+{
+	return ~0ULL >> (word & MTHPCTL_MEMO_SHIFT_MASK);
+}
+
+static inline __u32 mthpctl_memo_why(__u64 word)
+{
+	return (word >> MTHPCTL_MEMO_WHY_SHIFT) & MTHPCTL_MEMO_WHY_MASK;
 }
 
 /* Does the sparse-mapping rule apply to a call (tva, orders) that the

@@ -58,28 +58,21 @@ struct mthpctl_totals {
 	__u64 queue_full;	/* sample requests dropped (retried later) */
 	__u64 gone;		/* queued cgroups removed before their sample */
 	__u64 sampler_runs;	/* runs of the sampler work item */
-	__u64 wq_errors;	/* the sampler work item could not be set up or started */
+	__u64 wq_errors;	/* the sampler work item or the memo tick
+				 * could not be set up or started */
 	__u64 no_state;		/* a queued cgroup had no state (storage full?) */
-};
-
-struct mthpctl_memo {
-	__u64 seq;
-	__u64 key;
-	__u64 gen;
-	__u64 due_j;
-	__u64 allow;		/* mthpctl_auto_allow() of the cgroup's state */
-	__u32 why;
-	__u32 pad;
 };
 
 /* One CPU's slot of the global array "cpu_slots" (map .data.slots, pinned
  * as "totals"): its counters (user space sums t over the slots: see
- * mthpctl_read_totals()), its memo and its generation. Cache-line aligned:
- * no two CPUs write one line. */
+ * mthpctl_read_totals()), its memo (a word: see mthpctl_memo_word()) and its
+ * generation (in steps of MTHPCTL_MEMO_GEN_STEP). Cache-line aligned: no
+ * two CPUs write one line. */
 struct mthpctl_cpu_slot {
 	struct mthpctl_totals t;
-	struct mthpctl_memo memo;
-	__u64 gen;
+	__u64 memo;
+	__u32 gen;
+	__u32 pad;
 } __attribute__((aligned(64)));
 
 /* Number of sample requests that may wait at once (not a limit on the

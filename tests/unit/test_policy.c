@@ -558,7 +558,9 @@ static void memo_composition(void **state)
 		for (tva = 0; tva < MTHPCTL_NR_TVA; tva++)
 		for (o = 0; o < sizeof(offers) / sizeof(offers[0]); o++)
 		for (v = 0; v < 3; v++) {
-			__u32 r_ref, r_new, why;
+			__u32 r_ref, r_new, why, top;
+			__u64 word, serial = 0x123456789ULL + i;
+			__u32 gen = (c + 1) * MTHPCTL_MEMO_GEN_STEP;
 			__u64 a_ref = ref_orders(&p, &states[i], tva, offers[o], vmas[v], &r_ref);
 			__u64 a_new = mthpctl_orders(&p, &states[i], tva, offers[o], vmas[v], &r_new);
 			__u64 a_memo;
@@ -567,8 +569,14 @@ static void memo_composition(void **state)
 			assert_int_equal(r_new, r_ref);
 			if (pol != MTHPCTL_POLICY_AUTO || tva != MTHPCTL_TVA_PAGEFAULT)
 				continue;
-			/* the fast path (bpf/mthp.bpf.c: choose_orders()) */
-			a_memo = mthpctl_auto_allow(&p, &states[i], &why);
+			/* the fast path (bpf/mthp.bpf.c: choose_orders()),
+			 * through the memo word */
+			top = mthpctl_auto_top(&p, &states[i], &why);
+			word = mthpctl_memo_word(mthpctl_memo_tag(serial, gen), top, why);
+			assert_true(mthpctl_memo_hit(word, mthpctl_memo_tag(serial, gen)));
+			assert_int_equal(mthpctl_memo_why(word), why);
+			a_memo = mthpctl_memo_allow(word);
+			assert_true(a_memo == mthpctl_auto_allow(&p, &states[i], &why));
 			if (mthpctl_sparse_candidate(tva, offers[o], a_memo) &&
 			    mthpctl_vma_sparse(vmas[v])) {
 				a_memo = 1;
@@ -578,6 +586,35 @@ static void memo_composition(void **state)
 			assert_int_equal((offers[o] & ~a_memo) ? why : MTHPCTL_REASON_NONE, r_ref);
 		}
 	}
+}
+
+/*
+ * The memo word hits only its own tag: another cgroup (serial's low 32
+ * bits), another generation of the CPU (its 22 bits above the step); a
+ * word from before the first fill (0) hits no cgroup after a bump.
+ */
+static void memo_word_tags(void **state)
+{
+	__u64 tag = mthpctl_memo_tag(0xabcdef12345ULL, 7 * MTHPCTL_MEMO_GEN_STEP);
+	__u64 w = mthpctl_memo_word(tag, 9, MTHPCTL_REASON_PRESSURE);
+	__u32 o;
+
+	assert_true(mthpctl_memo_hit(w, tag));
+	assert_false(mthpctl_memo_hit(w, mthpctl_memo_tag(0xabcdef12346ULL,
+							  7 * MTHPCTL_MEMO_GEN_STEP)));
+	assert_false(mthpctl_memo_hit(w, mthpctl_memo_tag(0xabcdef12345ULL,
+							  8 * MTHPCTL_MEMO_GEN_STEP)));
+	/* the top bit of the generation and of the key count */
+	assert_false(mthpctl_memo_hit(w, tag ^ (1ULL << 31)));
+	assert_false(mthpctl_memo_hit(w, tag ^ (1ULL << 63)));
+	/* serial numbers 2^32 apart share a key (documented) */
+	assert_true(mthpctl_memo_hit(w, mthpctl_memo_tag(0xabcdef12345ULL + (1ULL << 32),
+							 7 * MTHPCTL_MEMO_GEN_STEP)));
+	assert_false(mthpctl_memo_hit(0, mthpctl_memo_tag(0, MTHPCTL_MEMO_GEN_STEP)));
+	assert_int_equal(mthpctl_memo_why(w), MTHPCTL_REASON_PRESSURE);
+	for (o = 0; o <= MTHPCTL_NO_CAP + 2; o++)
+		assert_true(mthpctl_memo_allow(mthpctl_memo_word(tag, o, 0)) ==
+			    mthpctl_cap_mask(o));
 }
 
 static void unknown_rates(void **state)
@@ -651,6 +688,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
+		cmocka_unit_test(memo_word_tags),
 		cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),
 	};

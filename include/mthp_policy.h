@@ -571,6 +571,17 @@ static inline __u32 mthpctl_memo_why(__u64 word)
 	return (word >> MTHPCTL_MEMO_WHY_SHIFT) & MTHPCTL_MEMO_WHY_MASK;
 }
 
+/*
+ * Did an answer ALLOW, a mask of orders 0..top, remove any of ORDERS? Iff
+ * an offered order is above top, that is iff orders / 2 > allow / 2; both
+ * halves are below 2^63, so the difference's sign bit says it without a
+ * comparison (the BPF fast path computes it so, in asm).
+ */
+static inline __u64 mthpctl_narrows(__u64 orders, __u64 allow)
+{
+	return ((allow >> 1) - (orders >> 1)) >> 63;
+}
+
 /* Does the sparse-mapping rule apply to a call (tva, orders) that the
  * cgroup's state answers with allow? Only then need the mapping be read. */
 static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)

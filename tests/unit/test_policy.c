@@ -617,6 +617,31 @@ static void memo_word_tags(void **state)
 			    mthpctl_cap_mask(o));
 }
 
+/* mthpctl_narrows() (the fast path's branch-free test) against the plain
+ * one, for every answer the memo can hold and offers of one or two orders,
+ * the anonymous sizes and PUD. */
+static void narrows_test(void **state)
+{
+	static const __u64 offers[] = { 0, 1, ALL_ANON, 0x1c, 0x200, 1ULL << 18,
+					ALL_ANON | (1ULL << 18), 1ULL << 62 };
+	__u32 top, i, j;
+
+	for (top = 0; top <= MTHPCTL_NO_CAP; top++) {
+		__u64 allow = mthpctl_cap_mask(top);
+
+		for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++)
+			assert_int_equal(mthpctl_narrows(offers[i], allow),
+					 (offers[i] & ~allow) != 0);
+		for (i = 0; i < 63; i++)
+			for (j = i; j < 63; j++) {
+				__u64 offer = (1ULL << i) | (1ULL << j);
+
+				assert_int_equal(mthpctl_narrows(offer, allow),
+						 (offer & ~allow) != 0);
+			}
+	}
+}
+
 static void unknown_rates(void **state)
 {
 	struct mthpctl_state s = {};
@@ -688,7 +713,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
-		cmocka_unit_test(memo_word_tags),
+		cmocka_unit_test(memo_word_tags), cmocka_unit_test(narrows_test),
 		cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),
 	};

@@ -95,9 +95,8 @@ struct {
  *     address and like its id, never reused, and one load away from the
  *     hook's argument; two cgroups 2^32 creations apart would share a key);
  *   - its generation is this CPU's gen. Two things bump every CPU's gen:
- *     the sampler, after a state update that changes an answer or a
- *     sampling interval, so an answer is never older than the state it
- *     came from; and the memo tick (tick_cb()), every
+ *     the sampler, after a state update that changes an answer, so an
+ *     answer is never older than the state it came from; and the memo tick (tick_cb()), every
  *     window / MTHPCTL_MEMO_TICKS_PER_WINDOW while the policy's cgroups
  *     fault, so that the slow path, which requests the samples that are
  *     due, runs on every CPU at least that often.
@@ -217,26 +216,11 @@ static long bump_gen(__u64 slot, void *ctx)
 	return 0;
 }
 
-/* What a memo made from state s holds: the answer, its reason and the
- * sampling interval. */
-struct memo_view {
-	__u64 allow;
-	__u64 interval;
-	__u32 why;
-};
-
-static __always_inline void memo_view(const struct mthpctl_params *p,
-				      const struct mthpctl_state *s, struct memo_view *v)
-{
-	v->allow = mthpctl_auto_allow(p, s, &v->why);
-	v->interval = mthpctl_sample_interval(p, s);
-}
-
 /* Take one sample of cgroup ID (sleepable context). */
 static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
 	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT };
-	struct memo_view before, after;
+	__u32 top_before, why_before, top_after, why_after;
 	struct mthpctl_params p;
 	struct mthpctl_state s;
 	struct mem_cgroup *memcg;
@@ -292,15 +276,16 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	x.now_ns = bpf_ktime_get_ns();
 	s = e->state;
 	get_params(&p);
-	memo_view(&p, &s, &before);
+	top_before = mthpctl_auto_top(&p, &s, &why_before);
 	update_state(&s, &x);
 	e->state = s;
 	/* after the state (atomics: ordered after the stores above), so that
 	 * no memo made from the old state stays valid; only when a memo would
-	 * differ (most samples change neither answer nor interval) */
-	memo_view(&p, &s, &after);
-	if (after.allow != before.allow || after.why != before.why ||
-	    after.interval != before.interval)
+	 * differ (most samples change no answer). A change of the sampling
+	 * interval alone needs no bump: the memo tick runs the slow path,
+	 * which requests the samples that are due, on every CPU anyway */
+	top_after = mthpctl_auto_top(&p, &s, &why_after);
+	if (top_after != top_before || why_after != why_before)
 		bpf_loop(cpu_slots_mask + 1, bump_gen, NULL, 0);
 	inc(&t->samples);
 out:

@@ -220,7 +220,7 @@ static long bump_gen(__u64 slot, void *ctx)
 static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
 	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT };
-	__u32 top_before, why_before, top_after, why_after;
+	__u64 memo_before;
 	struct mthpctl_params p;
 	struct mthpctl_state s;
 	struct mem_cgroup *memcg;
@@ -276,7 +276,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	x.now_ns = bpf_ktime_get_ns();
 	s = e->state;
 	get_params(&p);
-	top_before = mthpctl_auto_top(&p, &s, &why_before);
+	memo_before = mthpctl_auto_memo(&p, &s, 0);
 	update_state(&s, &x);
 	e->state = s;
 	/* after the state (atomics: ordered after the stores above), so that
@@ -284,8 +284,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	 * differ (most samples change no answer). A change of the sampling
 	 * interval alone needs no bump: the memo tick runs the slow path,
 	 * which requests the samples that are due, on every CPU anyway */
-	top_after = mthpctl_auto_top(&p, &s, &why_after);
-	if (top_after != top_before || why_after != why_before)
+	if (mthpctl_auto_memo(&p, &s, 0) != memo_before)
 		bpf_loop(cpu_slots_mask + 1, bump_gen, NULL, 0);
 	inc(&t->samples);
 out:
@@ -413,19 +412,16 @@ static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthp
 	return true;
 }
 
-/* Does the sparse rule apply to the mapping? Plain loads (BTF pointer
- * walk), no helper calls. No test of vma: the hook's argument is never
- * NULL (not __nullable); a load through NULL would read 0. */
-static __always_inline bool vma_info(struct vm_area_struct *vma, struct mthpctl_vma_info *vi)
+/* What the per-call rules read of the mapping and its process. Plain
+ * loads (BTF pointer walk), no helper calls. No test of vma: the hook's
+ * argument is never NULL (not __nullable); its mm the verifier wants
+ * tested (a VMA without one is taken as a process holding nothing). */
+static __always_inline void vma_info(struct vm_area_struct *vma, struct mthpctl_vma_info *vi)
 {
-	struct mm_struct *mm;
+	struct mm_struct *mm = vma->vm_mm;
 
-	mm = vma->vm_mm;
-	if (!mm)
-		return false;
 	vi->vma_bytes = vma->vm_end - vma->vm_start;
-	vi->mm_anon_bytes = (__u64)mm->rss_stat[MM_ANONPAGES].count << page_shift;
-	return true;
+	vi->mm_anon_bytes = mm ? (__u64)mm->rss_stat[MM_ANONPAGES].count << page_shift : 0;
 }
 
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
@@ -475,7 +471,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	struct mthpctl_totals *t = &pc->t;
 	struct mthpctl_vma_info vi, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
-	__u32 tva = mthp_tva_index(type), reason, why;
+	__u32 tva = mthp_tva_index(type), reason;
 	struct mthpctl_cg *e = NULL;
 	struct mthpctl_params p;
 	__u64 allow;
@@ -492,20 +488,19 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 		}
 		if (e)
 			s = &e->state;
-		if (tva == MTHPCTL_TVA_PAGEFAULT && vma_info(vma, &vi))
+		if (tva == MTHPCTL_TVA_PAGEFAULT) {
+			vma_info(vma, &vi);
 			vip = &vi;
+		}
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
 	count(t, tva, reason);
 	if (e) {
-		__u32 top;
-
 		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
-		top = mthpctl_auto_top(&p, &e->state, &why);
 		if (arm_tick(&p, t))
 			WRITE_ONCE(pc->memo,
-				   mthpctl_memo_word(mthpctl_memo_tag(cgrp->self.serial_nr, gen),
-						     top, why));
+				   mthpctl_auto_memo(&p, &e->state,
+						     mthpctl_memo_tag(cgrp->self.serial_nr, gen)));
 	}
 	return allow;
 }
@@ -556,10 +551,15 @@ unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
 	allow = mthpctl_memo_allow(memo);
 	why = mthpctl_memo_why(memo);
 	orders = ctx[3];
-	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow) &&
-	    vma_info((void *)ctx[1], &vi) && mthpctl_vma_sparse(&vi)) {
-		allow = 1;
-		why = MTHPCTL_REASON_SPARSE;
+	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow)) {
+		__u32 r;
+
+		vma_info((void *)ctx[1], &vi);
+		r = mthpctl_fault_narrow(&vi, mthpctl_memo_small(memo));
+		if (r != MTHPCTL_REASON_NONE) {
+			allow = 1;
+			why = r;
+		}
 	}
 	count_fault(&pc->t, orders, allow, why);
 	return allow;

@@ -6,7 +6,7 @@
 #   and at max the folios again 30s after the run, --settle, BENCH_SETTLE)
 #   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults
 #   against always: the overhead with large folios); pagefault_4k (auto
-#   --min-usage 1T, i.e. auto's whole decision path answering 4 KiB, against
+#   --max-size 4K, i.e. auto's whole decision path answering 4 KiB, against
 #   never: the overhead at 4 KiB, bpf_stats off); pagefault_hook (the same
 #   with --hook-cost: its ns per call against a near-empty choose_orders
 #   that also answers 4 KiB, called as often, and that floor's own cost);
@@ -75,8 +75,8 @@ guest() {
 		--settle "${BENCH_SETTLE:-30s}" "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
-	run pagefault_4k pagefault --modes never,policy --policy "auto --min-usage 1T"
-	run pagefault_hook pagefault --modes never,policy --policy "auto --min-usage 1T" --hook-cost
+	run pagefault_4k pagefault --modes never,policy --policy "auto --max-size 4K"
+	run pagefault_hook pagefault --modes never,policy --policy "auto --max-size 4K" --hook-cost
 	run sparse sparse
 	swapoff /dev/zram0 2>/dev/null
 	echo "bench: scale: scripts/bench-scale.sh -n ${SCALE_N:-200}" >&2

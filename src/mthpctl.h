@@ -146,7 +146,7 @@ __u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
 		   struct mthpctl_attach_result *res);
 /* A policy as words of attach's command line after --cgroup PATH
- * ({"auto", "--min-usage", "1T"}: its name, then attach's options), read by
+ * ({"auto", "--max-size", "4K"}: its name, then attach's options), read by
  * attach's own parser into p and MTHPCTL_ATTACH_* flags. 0, or
  * MTHPCTL_EXIT_USAGE with why in err (nothing printed). */
 #define MTHPCTL_ATTACH_MAX_WORDS	16

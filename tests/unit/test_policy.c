@@ -417,6 +417,51 @@ static void low_usage_wins_over_pressure(void **state)
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);	/* rung 0 now */
 }
 
+/* While the cgroup is small, only a small process gets 4 KiB: a process
+ * that holds MTHPCTL_SMALL_PROC_BYTES gets the cgroup's answer as if it
+ * were not small (the rung under pressure), and the sparse rule after it;
+ * khugepaged keeps the small cgroup's memory at 4 KiB. */
+static void small_process_rule(void **state)
+{
+	const struct mthpctl_vma_info small_proc = { .vma_bytes = 8 * MB,
+						     .mm_anon_bytes = 1536 * 1024 };
+	const struct mthpctl_vma_info big_proc = { .vma_bytes = 8 * MB,
+						   .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES };
+	const struct mthpctl_vma_info big_sparse = { .vma_bytes = 512 * MB,
+						     .mm_anon_bytes = 8 * MB };
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	assert_int_equal(feed(&auto_p, &s, 1000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(mthpctl_small_limit(&s) == MTHPCTL_SMALL_PROC_BYTES);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &small_proc, &r)) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &big_proc, &r)) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &big_sparse, &r)) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, ALL_ANON,
+					       &big_proc, &r)) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	/* small and under pressure: a large process gets the rung (16K) */
+	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
+	assert_true(s.pressure);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &big_proc, &r)) == 0x4);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &small_proc, &r)) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	/* not small any more: no per-process limit */
+	feed(&auto_p, &s, 3000, 500, 64);
+	assert_true(mthpctl_small_limit(&s) == 0);
+	assert_int_equal(mthpctl_fault_narrow(&small_proc, mthpctl_small_limit(&s)),
+			 MTHPCTL_REASON_NONE);
+}
+
 static void tva_rules(void **state)
 {
 	struct mthpctl_state s = {};
@@ -480,7 +525,7 @@ static void fixed_and_never(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
-/* mthpctl_orders() as it was written before it was split into the
+/* mthpctl_orders() written in one piece, without the split into the
  * cgroup-wide answer and the per-call rules: the reference the split must
  * match. */
 static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_state *s,
@@ -501,15 +546,35 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 		allow = cap;
 		if (tva != MTHPCTL_TVA_FORCED_COLLAPSE) {
 			__u32 r = mthpctl_restriction(s);
+			int small_cg = r == MTHPCTL_REASON_LOW_USAGE;
 
-			if (r != MTHPCTL_REASON_NONE) {
-				allow = mthpctl_cap_mask(mthpctl_max_order_now(p, s));
+			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT) {
+				allow = 1;
+				why = r;
+				break;
+			}
+			/* a small cgroup's page faults: first what it would
+			 * get if it were not small */
+			if (small_cg)
+				r = s->pressure ? MTHPCTL_REASON_PRESSURE : MTHPCTL_REASON_NONE;
+			if (r == MTHPCTL_REASON_PRESSURE) {
+				allow = mthpctl_cap_mask(s->rung < p->max_order ?
+							 s->rung : p->max_order);
+				why = r;
+			} else if (r != MTHPCTL_REASON_NONE) {
+				allow = 1;
 				why = r;
 			}
-			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL) &&
-			    mthpctl_vma_sparse(vma)) {
-				allow = 1;
-				why = MTHPCTL_REASON_SPARSE;
+			/* then the rules of the call, if large folios are left */
+			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL)) {
+				if (small_cg && (!vma || vma->mm_anon_bytes < 2 * MB)) {
+					allow = 1;
+					why = MTHPCTL_REASON_LOW_USAGE;
+				} else if (vma && vma->vma_bytes >= 16 * MB &&
+					   vma->mm_anon_bytes < vma->vma_bytes / 32) {
+					allow = 1;
+					why = MTHPCTL_REASON_SPARSE;
+				}
 			}
 		}
 		break;
@@ -520,7 +585,8 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 
 /*
  * The BPF fast path answers page faults from a memo of
- * mthpctl_auto_allow() plus the sparse rule; mthpctl_orders() is built from
+ * mthpctl_auto_allow() plus the per-call rules (mthpctl_fault_narrow():
+ * small process while the cgroup is small, sparse mapping); mthpctl_orders() is built from
  * the same parts. Both must give the answer and reason of the reference for
  * every state, cap, type, offer and mapping.
  */
@@ -530,8 +596,11 @@ static void memo_composition(void **state)
 	static const __u64 offers[] = { ALL_ANON, 0x1c, 0x200, 1, 0, ~0ULL };
 	const struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
 	const struct mthpctl_vma_info dense = { .vma_bytes = 64 * MB, .mm_anon_bytes = 8 * MB };
-	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense };
-	struct mthpctl_state states[8];
+	const struct mthpctl_vma_info edge = { .vma_bytes = 64 * MB,
+					       .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES };
+	const struct mthpctl_vma_info tiny = { .vma_bytes = 1 * MB, .mm_anon_bytes = 1 * MB };
+	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny };
+	struct mthpctl_state states[10];
 	__u32 c, i, tva, o, v, pol;
 	int n = 0;
 
@@ -541,6 +610,13 @@ static void memo_composition(void **state)
 	n++;
 	states[n].last_sample_ns = 1;				/* small */
 	states[n++].low_usage = 1;
+	states[n].last_sample_ns = 1;				/* small, pressure */
+	states[n].low_usage = 1;
+	states[n].pressure = 1;
+	states[n++].rung = 3;
+	states[n].last_sample_ns = 1;				/* small, rung 0 */
+	states[n].low_usage = 1;
+	states[n++].pressure = 1;
 	for (i = 0; i < 5; i++) {				/* pressure at rungs */
 		static const __u32 rungs[] = { 0, 2, 3, 6, 9 };
 
@@ -557,7 +633,7 @@ static void memo_composition(void **state)
 		for (i = 0; i < (__u32)n; i++)
 		for (tva = 0; tva < MTHPCTL_NR_TVA; tva++)
 		for (o = 0; o < sizeof(offers) / sizeof(offers[0]); o++)
-		for (v = 0; v < 3; v++) {
+		for (v = 0; v < sizeof(vmas) / sizeof(vmas[0]); v++) {
 			__u32 r_ref, r_new, why, top;
 			__u64 word, serial = 0x123456789ULL + i;
 			__u32 gen = (c + 1) * MTHPCTL_MEMO_GEN_STEP;
@@ -572,15 +648,21 @@ static void memo_composition(void **state)
 			/* the fast path (bpf/mthp.bpf.c: choose_orders()),
 			 * through the memo word */
 			top = mthpctl_auto_top(&p, &states[i], &why);
-			word = mthpctl_memo_word(mthpctl_memo_tag(serial, gen), top, why);
+			word = mthpctl_auto_memo(&p, &states[i], mthpctl_memo_tag(serial, gen));
+			assert_true(word == mthpctl_memo_word(mthpctl_memo_tag(serial, gen), top, why,
+							      mthpctl_small_limit(&states[i])));
 			assert_true(mthpctl_memo_hit(word, mthpctl_memo_tag(serial, gen)));
 			assert_int_equal(mthpctl_memo_why(word), why);
+			assert_true(mthpctl_memo_small(word) == mthpctl_small_limit(&states[i]));
 			a_memo = mthpctl_memo_allow(word);
 			assert_true(a_memo == mthpctl_auto_allow(&p, &states[i], &why));
-			if (mthpctl_sparse_candidate(tva, offers[o], a_memo) &&
-			    mthpctl_vma_sparse(vmas[v])) {
-				a_memo = 1;
-				why = MTHPCTL_REASON_SPARSE;
+			if (mthpctl_sparse_candidate(tva, offers[o], a_memo)) {
+				__u32 r = mthpctl_fault_narrow(vmas[v], mthpctl_memo_small(word));
+
+				if (r != MTHPCTL_REASON_NONE) {
+					a_memo = 1;
+					why = r;
+				}
 			}
 			assert_true(a_memo == a_ref);
 			assert_int_equal((offers[o] & ~a_memo) ? why : MTHPCTL_REASON_NONE, r_ref);
@@ -596,7 +678,7 @@ static void memo_composition(void **state)
 static void memo_word_tags(void **state)
 {
 	__u64 tag = mthpctl_memo_tag(0xabcdef12345ULL, 7 * MTHPCTL_MEMO_GEN_STEP);
-	__u64 w = mthpctl_memo_word(tag, 9, MTHPCTL_REASON_PRESSURE);
+	__u64 w = mthpctl_memo_word(tag, 9, MTHPCTL_REASON_PRESSURE, 0);
 	__u32 o;
 
 	assert_true(mthpctl_memo_hit(w, tag));
@@ -613,8 +695,14 @@ static void memo_word_tags(void **state)
 	assert_false(mthpctl_memo_hit(0, mthpctl_memo_tag(0, MTHPCTL_MEMO_GEN_STEP)));
 	assert_int_equal(mthpctl_memo_why(w), MTHPCTL_REASON_PRESSURE);
 	for (o = 0; o <= MTHPCTL_NO_CAP + 2; o++)
-		assert_true(mthpctl_memo_allow(mthpctl_memo_word(tag, o, 0)) ==
+		assert_true(mthpctl_memo_allow(mthpctl_memo_word(tag, o, 0, 0)) ==
 			    mthpctl_cap_mask(o));
+	/* the small bit: not part of the tag, not of the reason or answer */
+	w = mthpctl_memo_word(tag, 9, MTHPCTL_REASON_SPARSE, MTHPCTL_SMALL_PROC_BYTES);
+	assert_true(mthpctl_memo_hit(w, tag));
+	assert_int_equal(mthpctl_memo_why(w), MTHPCTL_REASON_SPARSE);
+	assert_true(mthpctl_memo_allow(w) == mthpctl_cap_mask(9));
+	assert_true(mthpctl_memo_small(w) == MTHPCTL_SMALL_PROC_BYTES);
 }
 
 /* mthpctl_narrows() (the fast path's branch-free test) against the plain
@@ -711,6 +799,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
+		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
 		cmocka_unit_test(memo_word_tags), cmocka_unit_test(narrows_test),

@@ -10,6 +10,7 @@
  *   faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] [-n COUNT]
  *           [-i INTERVAL_MS] [-d DURATION_MS] [-H]
  *
+ *   -s SIZE_MIB    1 or a multiple of 2 (1: no whole 2 MiB chunk)
  *   -n COUNT       probes (default 1; 0 = until -d expires or killed)
  *   -d DURATION_MS stop probing after this long
  *   -H             after probing, stay alive (in the cgroup) until killed
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (size <= 0 || size % 2 || ballast < 0 || count < 0 || (!count && !duration)) {
+	if (size <= 0 || (size % 2 && size != 1) || ballast < 0 || count < 0 || (!count && !duration)) {
 		fprintf(stderr, "faulter: bad arguments\n");
 		return 2;
 	}

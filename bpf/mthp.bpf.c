@@ -519,9 +519,11 @@ static __noinline __u64 choose_other(unsigned long long *ctx)
 /*
  * The common call, a page fault of the cgroup this CPU answered last, is
  * answered from the memo: one word, checked against the cgroup's serial
- * number and this CPU's gen with one branch, the sparse rule if the answer
- * allows large folios, one counter without a branch. Measured in the TCG
- * VM (bench pagefault --hook-cost, auto --min-usage 1T): see README.md.
+ * number and this CPU's gen with one branch, the per-call rules
+ * (mthpctl_fault_narrow(): small process in a small cgroup, sparse mapping)
+ * if the answer allows large folios, one counter without a branch.
+ * Measured in the TCG VM (bench pagefault --hook-cost, auto --max-size 4K):
+ * see README.md.
  */
 SEC("struct_ops/choose_orders")
 unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,

@@ -366,20 +366,6 @@ static inline __u32 mthpctl_restriction(const struct mthpctl_state *s)
 	return MTHPCTL_REASON_NONE;
 }
 
-/* The orders 0..max the auto policy allows now (khugepaged; page faults
- * of small processes). */
-static inline __u32 mthpctl_max_order_now(const struct mthpctl_params *p,
-					  const struct mthpctl_state *s)
-{
-	__u32 r = mthpctl_restriction(s), cap = p->max_order;
-
-	if (r == MTHPCTL_REASON_PRESSURE)
-		return s->rung < cap ? s->rung : cap;
-	if (r != MTHPCTL_REASON_NONE)
-		return 0;
-	return cap;
-}
-
 /* MTHPCTL_SMALL_PROC_BYTES while the cgroup is small, else 0. */
 static inline __u64 mthpctl_small_limit(const struct mthpctl_state *s)
 {
@@ -603,9 +589,6 @@ static inline __u64 mthpctl_memo_tag(__u64 serial, __u32 gen)
 }
 
 /* The memo word of an answer mthpctl_cap_mask(top) with reason why. */
-_Static_assert(MTHPCTL_SMALL_PROC_BYTES == 1ULL << 21,
-	       "mthpctl_memo_small() shifts the small bit to the limit");
-
 /* The memo word of an answer mthpctl_cap_mask(top) with reason why, for a
  * cgroup whose small processes get 4 KiB if small is not 0. */
 static inline __u64 mthpctl_memo_word(__u64 tag, __u32 top, __u32 why, __u64 small)
@@ -645,7 +628,7 @@ static inline __u32 mthpctl_memo_why(__u64 word)
 /* mthpctl_small_limit() of the state the word was made from. */
 static inline __u64 mthpctl_memo_small(__u64 word)
 {
-	return (word >> MTHPCTL_MEMO_SMALL_BIT & 1) << 21;
+	return (word >> MTHPCTL_MEMO_SMALL_BIT & 1) * MTHPCTL_SMALL_PROC_BYTES;
 }
 
 /*

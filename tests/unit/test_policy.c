@@ -27,10 +27,18 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 	return mthpctl_update(p, s, &x);
 }
 
+/* The anonymous orders allowed for a call of type tva offering all of
+ * them, by a process vma (NULL: unknown). */
+static __u64 fault_of(const struct mthpctl_params *p, const struct mthpctl_state *s,
+		      __u32 tva, const struct mthpctl_vma_info *vma, __u32 *reason)
+{
+	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, vma, reason);
+}
+
 static __u64 fault(const struct mthpctl_params *p, const struct mthpctl_state *s,
 		   __u32 tva, __u32 *reason)
 {
-	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, NULL, reason);
+	return fault_of(p, s, tva, NULL, reason);
 }
 
 static void no_sample_is_4k(void **state)
@@ -434,26 +442,20 @@ static void small_process_rule(void **state)
 
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 8), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(mthpctl_small_limit(&s) == MTHPCTL_SMALL_PROC_BYTES);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
-					       &small_proc, &r)) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &small_proc, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
-					       &big_proc, &r)) == ALL_ANON);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &big_proc, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
-					       &big_sparse, &r)) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &big_sparse, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, ALL_ANON,
-					       &big_proc, &r)) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_proc, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
 	/* small and under pressure: a large process gets the rung (16K) */
 	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(s.pressure);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
-					       &big_proc, &r)) == 0x4);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &big_proc, &r) == 0x4);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
-	assert_true((ALL_ANON & mthpctl_orders(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
-					       &small_proc, &r)) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &small_proc, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
 	/* not small any more: no per-process limit */
 	feed(&auto_p, &s, 3000, 500, 64);

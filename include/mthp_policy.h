@@ -588,7 +588,6 @@ static inline __u64 mthpctl_memo_tag(__u64 serial, __u32 gen)
 	return (serial << 32) | gen;
 }
 
-/* The memo word of an answer mthpctl_cap_mask(top) with reason why. */
 /* The memo word of an answer mthpctl_cap_mask(top) with reason why, for a
  * cgroup whose small processes get 4 KiB if small is not 0. */
 static inline __u64 mthpctl_memo_word(__u64 tag, __u32 top, __u32 why, __u64 small)

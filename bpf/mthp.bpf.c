@@ -96,10 +96,10 @@ struct {
  *     hook's argument; two cgroups 2^32 creations apart would share a key);
  *   - its generation is this CPU's gen. Two things bump every CPU's gen:
  *     the sampler, after a state update that changes an answer, so an
- *     answer is never older than the state it came from; and the memo tick (tick_cb()), every
- *     window / MTHPCTL_MEMO_TICKS_PER_WINDOW while the policy's cgroups
- *     fault, so that the slow path, which requests the samples that are
- *     due, runs on every CPU at least that often.
+ *     answer is never older than the state it came from; and the memo
+ *     tick (tick_cb()), every window / MTHPCTL_MEMO_TICKS_PER_WINDOW while
+ *     the policy's cgroups fault, so that the slow path, which requests
+ *     the samples that are due, runs on every CPU at least that often.
  * The check reads this CPU's slot (next to the counters it increments) and
  * the cgroup: under TCG every other page the hook touches between two
  * faults costs more than its loads. The hook is preemptible (migration

@@ -22,15 +22,7 @@ cache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl}
 jobs=${JOBS:-$(nproc)}
 log() { printf 'kernel-build: %s\n' "$*" >&2; }
 export KERNEL_CACHE=$cache
-
-# One build at a time per cache: two makes in one object tree delete each
-# other's files (seen as a missing net/packet/af_packet.o).
 mkdir -p "$cache"
-exec 9>"$cache/.build.lock"
-if ! flock -n 9; then
-	log "waiting for another kernel build using $cache"
-	flock 9
-fi
 
 if [ -n "${KERNEL_SRC:-}" ]; then
 	[ -f "$KERNEL_SRC/Makefile" ] || { log "error: KERNEL_SRC=$KERNEL_SRC is not a kernel tree"; exit 1; }
@@ -58,6 +50,21 @@ key=$( { echo "$base_id"; echo "$config_all";
 out=$cache/images/$key
 if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then
 	log "cached build $key"
+	echo "$out"
+	exit 0
+fi
+
+# One build at a time per cache: two makes in one object tree delete each
+# other's files (seen as a missing net/packet/af_packet.o). A finished
+# result (.complete) is never written again, so the check above needs no
+# lock and a cached kernel does not wait for another series' build.
+exec 9>"$cache/.build.lock"
+if ! flock -n 9; then
+	log "waiting for another kernel build using $cache"
+	flock 9
+fi
+if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then
+	log "cached build $key (built while waiting)"
 	echo "$out"
 	exit 0
 fi

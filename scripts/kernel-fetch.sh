@@ -15,6 +15,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mthpctl}
 apt_dir=$cache/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$cache/src"
+# one fetch at a time: two extractions would replace each other's tree
+exec 8>"$cache/.fetch.lock"
+flock 8
 
 log() { printf 'kernel-fetch: %s\n' "$*" >&2; }
 

@@ -114,7 +114,10 @@ $(OUTPUT)/vmlinux/vmlinux.h: | $(OUTPUT)/toolchain.mk
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	$(Q)printf '%s\n' '#ifndef MTHPCTL_HAVE_BPF_MTHP_OPS' \
-		'struct bpf_mthp_ops { unsigned long (*choose_orders)(struct cgroup *cgrp, struct vm_area_struct *vma, enum tva_type type, unsigned long orders); };' \
+		'enum bpf_mthp_request { BPF_MTHP_FAULT, BPF_MTHP_KHUGEPAGED, BPF_MTHP_SMAPS };' \
+		'enum bpf_psi_stall { BPF_PSI_MEM_SOME, BPF_PSI_MEM_FULL, BPF_PSI_IO_SOME, BPF_PSI_IO_FULL, BPF_PSI_CPU_SOME, BPF_PSI_CPU_FULL, BPF_PSI_IRQ_FULL };' \
+		'struct bpf_mthp_ctx { enum bpf_mthp_request request; __u32 flags; __u64 address, vma_start, vma_end, rss_anon, allowed, grantable; };' \
+		'struct bpf_mthp_ops { unsigned long (*choose_orders)(struct bpf_mthp_ctx *ctx, struct cgroup *cgrp, struct cgroup *task_cgrp); };' \
 		'#endif' >> $@.tmp
 	$(Q)mv $@.tmp $@
 

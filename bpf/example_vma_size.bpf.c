@@ -11,6 +11,10 @@
  * one fault charges and one reclaim must write back (and is the size of
  * arm64's contiguous-PTE blocks with 4 KiB pages).
  *
+ * On a host whose sizes are "madvise" it grants up to 64K to the big
+ * mappings of the cgroup; on an "always" host it takes the larger sizes
+ * away.
+ *
  * It keeps no state, so one object could serve any number of cgroups;
  * mthpctl loads it once per attach all the same. It counts its decisions
  * in the "totals" map of the convention, so status shows them.
@@ -29,17 +33,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 MTHP_OPS_STATS_MAP;
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(vma_size_choose, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(vma_size_choose, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
 	unsigned long allow = MTHP_ORDERS_UPTO(MAX_ORDER);
 
-	/* no mapping to judge (should not happen for anonymous memory):
-	 * the cap alone */
-	if (vma && vma->vm_end - vma->vm_start < MIN_VMA_BYTES)
+	if (mctx->vma_end - mctx->vma_start < MIN_VMA_BYTES)
 		allow = 0;
-	mthp_ops_count(&totals, type, orders, allow, MTHPCTL_REASON_CAP);
-	return orders & allow;
+	mthp_ops_count(&totals, mctx, allow, MTHPCTL_REASON_CAP);
+	return allow;
 }
 
 SEC(".struct_ops.link")

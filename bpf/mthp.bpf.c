@@ -35,7 +35,8 @@ extern int bpf_wq_start(struct bpf_wq *wq, unsigned int flags) __ksym __weak;
 extern int bpf_wq_set_callback(struct bpf_wq *wq,
 			       int (callback_fn)(void *map, int *key, void *value),
 			       unsigned int flags) __ksym __weak;
-extern s64 bpf_cgroup_psi_stall(struct cgroup *cgrp, enum psi_states state) __ksym __weak;
+extern int bpf_cgroup_psi_stall(struct cgroup *cgrp, enum bpf_psi_stall which,
+				u64 *stall_ns) __ksym __weak;
 extern struct mem_cgroup *bpf_get_mem_cgroup(struct cgroup_subsys_state *css) __ksym __weak;
 extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym __weak;
 extern unsigned long bpf_mem_cgroup_page_state(struct mem_cgroup *memcg, int idx) __ksym __weak;
@@ -262,10 +263,11 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 	}
 
 	if (bpf_ksym_exists(bpf_cgroup_psi_stall)) {
-		s64 stall = bpf_cgroup_psi_stall(cgrp,
-				bpf_core_enum_value(enum psi_states, PSI_MEM_FULL));
+		u64 stall = 0;
 
-		if (stall >= 0) {
+		if (!bpf_cgroup_psi_stall(cgrp, bpf_core_enum_value(enum bpf_psi_stall,
+								    BPF_PSI_MEM_FULL),
+					  &stall)) {
 			x.stall_ns = stall;
 			x.flags |= MTHPCTL_SAMPLE_STALL;
 		} else {
@@ -412,16 +414,21 @@ static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthp
 	return true;
 }
 
-/* What the per-call rules read of the mapping and its process. Plain
- * loads (BTF pointer walk), no helper calls. No test of vma: the hook's
- * argument is never NULL (not __nullable); its mm the verifier wants
- * tested (a VMA without one is taken as a process holding nothing). */
-static __always_inline void vma_info(struct vm_area_struct *vma, struct mthpctl_vma_info *vi)
+/* What the per-call rules read of the mapping and its process: the
+ * kernel's context for the call (never NULL: the argument is not
+ * __nullable). */
+static __always_inline void vma_info(const struct bpf_mthp_ctx *mctx,
+				     struct mthpctl_vma_info *vi)
 {
-	struct mm_struct *mm = vma->vm_mm;
+	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
+	vi->mm_anon_bytes = mctx->rss_anon;
+}
 
-	vi->vma_bytes = vma->vm_end - vma->vm_start;
-	vi->mm_anon_bytes = mm ? (__u64)mm->rss_stat[MM_ANONPAGES].count << page_shift : 0;
+/* What the policy may answer with: the orders the host allows and those it
+ * left at madvise (the kernel keeps the answer & this). */
+static __always_inline __u64 offered_orders(const struct bpf_mthp_ctx *mctx)
+{
+	return mctx->allowed | mctx->grantable;
 }
 
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
@@ -464,14 +471,15 @@ static const struct mthpctl_state no_state;
  * registers is saved in its prologue, not in the fast path's. */
 static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_slot *pc)
 {
-	struct cgroup *cgrp = (void *)ctx[0];
-	struct vm_area_struct *vma = (void *)ctx[1];
-	enum tva_type type = ctx[2];
-	__u64 orders = ctx[3];
+	struct bpf_mthp_ctx *mctx = (void *)ctx[0];
+	/* the task's cgroup: auto decides per cgroup of the tasks, below the
+	 * one it is attached to */
+	struct cgroup *cgrp = (void *)ctx[2];
+	__u64 orders = offered_orders(mctx);
 	struct mthpctl_totals *t = &pc->t;
 	struct mthpctl_vma_info vi, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
-	__u32 tva = mthp_tva_index(type), reason;
+	__u32 tva = mthp_request_index(mctx->request), reason;
 	struct mthpctl_cg *e = NULL;
 	struct mthpctl_params p;
 	__u64 allow;
@@ -489,7 +497,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 		if (e)
 			s = &e->state;
 		if (tva == MTHPCTL_TVA_PAGEFAULT) {
-			vma_info(vma, &vi);
+			vma_info(mctx, &vi);
 			vip = &vi;
 		}
 	}
@@ -526,37 +534,36 @@ static __noinline __u64 choose_other(unsigned long long *ctx)
  * see README.md.
  */
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(choose_orders, struct cgroup *cgrp,
-		       struct vm_area_struct *vma, enum tva_type type,
-		       unsigned long orders)
+unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
 	struct mthpctl_cpu_slot *pc;
 	struct mthpctl_vma_info vi;
-	__u64 allow, memo;
+	__u64 allow, memo, orders;
 	__u32 why;
 
-	/* the other types are rare: tested first, so that the type is not
-	 * kept (in a register saved in the prologue) for the slow path. No
-	 * test of the policy: only auto fills the memo, and a read of params
-	 * would touch one more page. No test of cgrp: the kernel passes the
-	 * owner's cgroup, never NULL (the argument is not __nullable, and a
-	 * load through it would read 0, the slow path tests it) */
-	if (__builtin_expect((__u32)type !=
-			     (__u32)bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT), 0))
+	/* the other requests are rare: tested first, so that the request is
+	 * not kept (in a register saved in the prologue) for the slow path.
+	 * No test of the policy: only auto fills the memo, and a read of
+	 * params would touch one more page. No test of task_cgrp: the kernel
+	 * passes the owner's cgroup, never NULL (the argument is not
+	 * __nullable) */
+	if (__builtin_expect(mctx->request !=
+			     bpf_core_enum_value(enum bpf_mthp_request, BPF_MTHP_FAULT), 0))
 		return choose_other(ctx);
 	pc = this_cpu_slot();
 	memo = READ_ONCE(pc->memo);
 	/* expected: the fast path falls through to its exit, no jump back */
-	if (__builtin_expect(!mthpctl_memo_hit(memo, mthpctl_memo_tag(cgrp->self.serial_nr,
+	if (__builtin_expect(!mthpctl_memo_hit(memo, mthpctl_memo_tag(task_cgrp->self.serial_nr,
 								      READ_ONCE(pc->gen))), 0))
 		return choose_slow(ctx, pc);
 	allow = mthpctl_memo_allow(memo);
 	why = mthpctl_memo_why(memo);
-	orders = ctx[3];
+	orders = offered_orders(mctx);
 	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow)) {
 		__u32 r;
 
-		vma_info((void *)ctx[1], &vi);
+		vma_info(mctx, &vi);
 		r = mthpctl_fault_narrow(&vi, mthpctl_memo_small(memo));
 		if (r != MTHPCTL_REASON_NONE) {
 			allow = 1;

@@ -3,7 +3,8 @@
  * Writing a bpf_mthp_ops policy of your own for `mthpctl attach --object`.
  *
  * Include it from BPF C after vmlinux.h (of a kernel with the kernel/
- * series: it defines struct bpf_mthp_ops and enum tva_type):
+ * series: it defines struct bpf_mthp_ops, struct bpf_mthp_ctx and enum
+ * bpf_mthp_request):
  *
  *	#include "vmlinux.h"
  *	#include <bpf/bpf_helpers.h>
@@ -11,11 +12,10 @@
  *	#include "mthp_ops.h"
  *
  *	SEC("struct_ops/choose_orders")
- *	unsigned long BPF_PROG(my_choose, struct cgroup *cgrp,
- *			       struct vm_area_struct *vma, enum tva_type type,
- *			       unsigned long orders)
+ *	unsigned long BPF_PROG(my_choose, struct bpf_mthp_ctx *mctx,
+ *			       struct cgroup *cgrp, struct cgroup *task_cgrp)
  *	{
- *		return orders & MTHP_ORDERS_UPTO(2);	(16K and below)
+ *		return MTHP_ORDERS_UPTO(2);	(16K and below)
  *	}
  *
  *	SEC(".struct_ops.link")
@@ -24,27 +24,31 @@
  * The operation, as the running kernel declares it (kernel/0005-*.patch,
  * include/linux/bpf_mthp.h there):
  *
- *	unsigned long (*choose_orders)(struct cgroup *cgrp,
- *				       struct vm_area_struct *vma,
- *				       enum tva_type type, unsigned long orders,
- *				       vm_flags_t vm_flags);
+ *	unsigned long (*choose_orders)(struct bpf_mthp_ctx *ctx,
+ *				       struct cgroup *cgrp,
+ *				       struct cgroup *task_cgrp);
  *
- * vm_flags, last so that a program declaring only the first four loads as
- * well, are the VMA flags the caller checks: they can differ from
- * vma->vm_flags while those are being changed (never for a page fault).
- * A page fault asks once, for all its candidate orders (PMD and smaller).
+ * (Name the context something other than ctx in BPF_PROG(): the macro
+ * keeps the raw arguments in ctx.)
  *
- * It is called from thp_vma_allowable_orders() for anonymous memory of a
- * task in the attached cgroup's subtree (cgrp: the task's own cgroup),
- * after the sysfs settings and the VMA's flags, under RCU: it must not
- * sleep. type says who asks: TVA_PAGEFAULT, TVA_KHUGEPAGED,
- * TVA_FORCED_COLLAPSE (MADV_COLLAPSE) or TVA_SMAPS. Bit N of orders stands
- * for a folio of PAGE_SIZE << N bytes (with 4 KiB pages: bit 2 = 16K, bit 4
- * = 64K, bit 9 = 2M, the PMD size); bit 0 is never offered (a single page
- * is always allowed). The kernel keeps orders & the return value, so a
- * policy can only take sizes away: return orders to change nothing, 0 for
- * 4 KiB pages only. With several policies in effect (here and in ancestor
- * cgroups) every one of them must allow a size.
+ * It is called for the anonymous memory of a task in the attached cgroup's
+ * subtree (task_cgrp: the task's own cgroup; cgrp: the cgroup the policy is
+ * attached to), under RCU: it must not sleep. ctx->request says who asks:
+ * BPF_MTHP_FAULT (with ctx->address, once per page fault, for all its
+ * candidate orders), BPF_MTHP_KHUGEPAGED or BPF_MTHP_SMAPS; MADV_COLLAPSE
+ * does not ask. ctx also carries the VMA's range (vma_start, vma_end), the
+ * process's resident anonymous bytes (rss_anon), BPF_MTHP_ADVISED in flags
+ * for a MADV_HUGEPAGE region, and two masks: allowed, the orders the sysfs
+ * settings allow, and grantable, the sizes the administrator left at
+ * "madvise" that a policy may grant to this VMA. Bit N of a mask stands for
+ * a folio of PAGE_SIZE << N bytes (with 4 KiB pages: bit 2 = 16K, bit 4 =
+ * 64K, bit 9 = 2M, the PMD size); bit 0 is never offered (a single page is
+ * always allowed). The kernel keeps the return value & (allowed |
+ * grantable): return ctx->allowed to change nothing, 0 for 4 KiB pages
+ * only, MTHP_ORDERS_UPTO(n) for every size up to order n that the host
+ * allows or left at madvise. "never", prctl(PR_SET_THP_DISABLE) and
+ * MADV_NOHUGEPAGE are never crossed. With several policies in effect (here
+ * and in ancestor cgroups) every one of them must allow a size.
  *
  * The object needs exactly one map of struct bpf_mthp_ops in
  * SEC(".struct_ops.link") (mthpctl links it to a cgroup), or --ops NAME
@@ -85,38 +89,39 @@
 		__type(value, struct mthpctl_totals);			\
 	} totals SEC(".maps")
 
-/* mthpctl's index (MTHPCTL_TVA_*) of the kernel's enum tva_type, by name
- * through CO-RE: a renumbering in the kernel cannot shift the counters. */
-static __always_inline __u32 mthp_tva_index(enum tva_type type)
+/* mthpctl's index (MTHPCTL_TVA_*) of the kernel's enum bpf_mthp_request,
+ * by name through CO-RE: a renumbering in the kernel cannot shift the
+ * counters. */
+static __always_inline __u32 mthp_request_index(__u32 request)
 {
-	if (type == bpf_core_enum_value(enum tva_type, TVA_PAGEFAULT))
+	if (request == bpf_core_enum_value(enum bpf_mthp_request, BPF_MTHP_FAULT))
 		return MTHPCTL_TVA_PAGEFAULT;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_KHUGEPAGED))
+	if (request == bpf_core_enum_value(enum bpf_mthp_request, BPF_MTHP_KHUGEPAGED))
 		return MTHPCTL_TVA_KHUGEPAGED;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_FORCED_COLLAPSE))
-		return MTHPCTL_TVA_FORCED_COLLAPSE;
-	if (type == bpf_core_enum_value(enum tva_type, TVA_SMAPS))
+	if (request == bpf_core_enum_value(enum bpf_mthp_request, BPF_MTHP_SMAPS))
 		return MTHPCTL_TVA_SMAPS;
 	return MTHPCTL_TVA_OTHER;
 }
 
 /*
  * Count one decision in the stats map t (&totals, declared with
- * MTHP_OPS_STATS_MAP): a call of this type, and under reason
- * (MTHPCTL_REASON_*, MTHPCTL_REASON_CAP for a plain size limit) if allowed
- * took away any of the offered orders. status shows them as "decisions"
- * and "fell back".
+ * MTHP_OPS_STATS_MAP): a call for this ctx, and under reason
+ * (MTHPCTL_REASON_*, MTHPCTL_REASON_CAP for a plain size limit) if the
+ * answer kept any of the orders the policy could give (allowed or
+ * grantable) from this request. status shows them as "decisions" and "fell
+ * back".
  */
-static __always_inline void mthp_ops_count(void *t, enum tva_type type, unsigned long offered,
-					   unsigned long allowed, __u32 reason)
+static __always_inline void mthp_ops_count(void *t, const struct bpf_mthp_ctx *ctx,
+					   unsigned long answer, __u32 reason)
 {
-	__u32 zero = 0, tva = mthp_tva_index(type);
+	__u32 zero = 0, tva = mthp_request_index(ctx->request);
 	struct mthpctl_totals *v = bpf_map_lookup_elem(t, &zero);
 
 	if (!v || tva >= MTHPCTL_NR_TVA || reason >= MTHPCTL_NR_REASON)
 		return;
 	/* one row per call: readers sum the rows into calls */
-	v->cnt.fallbacks[offered & ~allowed ? reason : MTHPCTL_REASON_NONE][tva]++;
+	v->cnt.fallbacks[(ctx->allowed | ctx->grantable) & ~answer ?
+			 reason : MTHPCTL_REASON_NONE][tva]++;
 }
 #endif /* __VMLINUX_H__ */
 

@@ -5,8 +5,8 @@
  *
  * The policy's program is the STRUCT_OPS program named choose_orders that
  * appeared after `mthpctl attach` (program ids only grow). The floor is a
- * near-empty choose_orders ("return orders & 1;", 4 KiB only, three
- * instructions): 4 KiB only so that every fault calls it, as often as a
+ * near-empty choose_orders ("return 0;", 4 KiB only, two instructions):
+ * 4 KiB only so that every fault calls it, as often as a
  * policy that keeps 4 KiB pages is called (a floor that allowed 2M would be
  * called once per 512 pages and its per-call figure would be dominated by
  * cold caches). This file loads it without an object file: a STRUCT_OPS program against the vmlinux
@@ -98,11 +98,9 @@ static int member(const struct btf *btf, __s32 type_id, const char *name, int *i
 
 int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *note, size_t len)
 {
-	/* r0 = ctx[3] (orders); r0 &= 1 (4 KiB only); exit */
+	/* r0 = 0 (4 KiB only); exit */
 	struct bpf_insn insns[] = {
-		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_1,
-		  .off = 3 * 8 },
-		{ .code = BPF_ALU64 | BPF_AND | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	int ops_id, val_id, doff, moff, midx = 0, map_fd = -1, cg_fd = -1, err = 0;

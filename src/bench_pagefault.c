@@ -340,7 +340,7 @@ static void pf_text_body(void *ctx)
 		printf("  policy %s ns/call (%llu calls per run)\n",
 		       bench_spread_fmt(&p->cols[BENCH_POLICY].call_ns, "%.1f", b2, sizeof(b2)),
 		       (unsigned long long)p->cols[BENCH_POLICY].calls);
-		printf("  floor  %s ns/call (%llu calls per run, choose_orders \"return orders & 1\")\n",
+		printf("  floor  %s ns/call (%llu calls per run, choose_orders \"return 0\")\n",
 		       bench_spread_fmt(&p->cols[PF_FLOOR].call_ns, "%.1f", b2, sizeof(b2)),
 		       (unsigned long long)p->cols[PF_FLOOR].calls);
 		printf("  policy / floor %s: %s\n",

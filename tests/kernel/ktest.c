@@ -39,10 +39,10 @@
 #define MAX_ORDER_SEEN 10
 #define SZ_2M (2UL << 20)
 
-#define TVA_SMAPS 0
-#define TVA_PAGEFAULT 1
-#define TVA_KHUGEPAGED 2
-#define TVA_FORCED_COLLAPSE 3
+/* enum bpf_mthp_request */
+#define REQ_FAULT 0
+#define REQ_KHUGEPAGED 1
+#define REQ_SMAPS 2
 
 static int failures, passes;
 static char fail_msg[512];
@@ -701,6 +701,11 @@ static int test_hierarchy(void)
 	return 0;
 }
 
+/*
+ * Who asks: page faults, khugepaged and smaps ask the policy; MADV_COLLAPSE
+ * is the process's own request and does not, so it collapses under a
+ * policy refusing page faults and under a 4K-only one alike.
+ */
 static int test_tva_type(void)
 {
 	struct folio_report d, n;
@@ -710,7 +715,7 @@ static int test_tva_type(void)
 	cg_make(KT_CG "/deny_fault");
 	cg_make(KT_CG "/never");
 	skel->bss->watch_cgroup = cgroup_id_of(KT_CG "/deny_fault");
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		skel->bss->calls[i] = 0;
 	ld = attach(skel->maps.pol_deny_fault, KT_CG "/deny_fault");
 	ln = attach(skel->maps.pol_only_4k, KT_CG "/never");
@@ -724,27 +729,28 @@ static int test_tva_type(void)
 	       large_pages(&d), strerror(d.collapse_ret), d.huge_after_collapse);
 	printf("#   4K-only policy:     MADV_COLLAPSE -> %s, %ld pages in 2M folios after\n",
 	       strerror(n.collapse_ret), n.huge_after_collapse);
-	printf("#   calls seen: smaps %llu, pagefault %llu, khugepaged %llu, forced collapse %llu\n",
-	       (unsigned long long)skel->bss->calls[TVA_SMAPS],
-	       (unsigned long long)skel->bss->calls[TVA_PAGEFAULT],
-	       (unsigned long long)skel->bss->calls[TVA_KHUGEPAGED],
-	       (unsigned long long)skel->bss->calls[TVA_FORCED_COLLAPSE]);
+	printf("#   calls seen: smaps %llu, pagefault %llu, khugepaged %llu\n",
+	       (unsigned long long)skel->bss->calls[REQ_SMAPS],
+	       (unsigned long long)skel->bss->calls[REQ_FAULT],
+	       (unsigned long long)skel->bss->calls[REQ_KHUGEPAGED]);
 	EXPECT(large_pages(&d) == 0, "faults got large folios despite the policy");
 	EXPECT(d.collapse_ret == 0, "MADV_COLLAPSE failed: %s", strerror(d.collapse_ret));
 	EXPECT(d.huge_after_collapse == (4 << 20) / 4096,
 	       "after MADV_COLLAPSE only %ld pages are in 2M folios", d.huge_after_collapse);
-	EXPECT(n.collapse_ret != 0 && n.huge_after_collapse == 0,
-	       "MADV_COLLAPSE under a 4K-only policy gave %ld huge pages", n.huge_after_collapse);
-	EXPECT(skel->bss->calls[TVA_PAGEFAULT] > 0, "no TVA_PAGEFAULT call");
-	EXPECT(skel->bss->calls[TVA_SMAPS] > 0, "no TVA_SMAPS call");
-	EXPECT(skel->bss->calls[TVA_KHUGEPAGED] > 0, "no TVA_KHUGEPAGED call");
-	EXPECT(skel->bss->calls[TVA_FORCED_COLLAPSE] > 0, "no TVA_FORCED_COLLAPSE call");
+	EXPECT(n.collapse_ret == 0, "MADV_COLLAPSE under a 4K-only policy: %s, want success",
+	       strerror(n.collapse_ret));
+	EXPECT(n.huge_after_collapse == (4 << 20) / 4096,
+	       "MADV_COLLAPSE under a 4K-only policy left %ld pages in 2M folios, want all",
+	       n.huge_after_collapse);
+	EXPECT(skel->bss->calls[REQ_FAULT] > 0, "no BPF_MTHP_FAULT call");
+	EXPECT(skel->bss->calls[REQ_SMAPS] > 0, "no BPF_MTHP_SMAPS call");
+	EXPECT(skel->bss->calls[REQ_KHUGEPAGED] > 0, "no BPF_MTHP_KHUGEPAGED call");
 	skel->bss->watch_cgroup = 0;
 	return 0;
 }
 
 /*
- * A page fault asks the policy once, with the caller's vm_flags: the PMD
+ * A page fault asks the policy once, with its address: the PMD
  * attempt on an empty PMD and its fallback to smaller folios are one
  * question with every order, not a PMD-only call and then another.
  */
@@ -756,26 +762,26 @@ static int test_one_call_per_fault(void)
 	cg_make(KT_CG "/once");
 	skel->bss->watch_cgroup = cgroup_id_of(KT_CG "/once");
 	skel->bss->pf_pmd_alone = skel->bss->pf_pmd_and_smaller = 0;
-	skel->bss->pf_smaller = skel->bss->pf_flags_differ = 0;
+	skel->bss->pf_smaller = skel->bss->pf_addr_outside = 0;
 	lfd = attach(skel->maps.pol_no_pmd, KT_CG "/once");
 	EXPECT(lfd >= 0, "attach no_pmd: %s", strerror(-lfd));
 	if (fault_in_cgroup(KT_CG "/once", 16 << 20, false, &r))
 		return -1;
 	close(lfd);
 	skel->bss->watch_cgroup = 0;
-	printf("#   page-fault calls: PMD alone %llu, PMD and smaller %llu, smaller only %llu; vm_flags not the VMA's %llu; %ld of %ld pages large (main order %d)\n",
+	printf("#   page-fault calls: PMD alone %llu, PMD and smaller %llu, smaller only %llu; address outside the VMA %llu; %ld of %ld pages large (main order %d)\n",
 	       (unsigned long long)skel->bss->pf_pmd_alone,
 	       (unsigned long long)skel->bss->pf_pmd_and_smaller,
 	       (unsigned long long)skel->bss->pf_smaller,
-	       (unsigned long long)skel->bss->pf_flags_differ,
+	       (unsigned long long)skel->bss->pf_addr_outside,
 	       large_pages(&r), (16L << 20) / 4096, main_order(&r));
 	EXPECT(r.pages[9] == 0, "%ld pages in PMD folios under a policy refusing them", r.pages[9]);
 	EXPECT(large_pages(&r) > 0, "no large folio below PMD size");
 	EXPECT(skel->bss->pf_pmd_and_smaller > 0, "no fault asked for the PMD and smaller orders at once");
 	EXPECT(skel->bss->pf_pmd_alone == 0, "%llu faults asked for the PMD order alone (then again for the smaller ones)",
 	       (unsigned long long)skel->bss->pf_pmd_alone);
-	EXPECT(skel->bss->pf_flags_differ == 0, "%llu calls got vm_flags other than the VMA's",
-	       (unsigned long long)skel->bss->pf_flags_differ);
+	EXPECT(skel->bss->pf_addr_outside == 0, "%llu calls got an address outside their VMA",
+	       (unsigned long long)skel->bss->pf_addr_outside);
 	return 0;
 }
 
@@ -964,11 +970,14 @@ static int fresh_mm_child(size_t len, int wfd, int rfd)
 /*
  * An mm whose memory was mapped and faulted while the policy denied large
  * folios is collapsed by khugepaged once the policy is gone: registration
- * with khugepaged at mmap time does not ask the policy.
+ * with khugepaged does not ask the policy, and happens on the first fault
+ * once the VMA has its anon_vma. One PMD-sized mapping: its single PMD
+ * fault is the only chance to register the mm (with two, the second one
+ * would hide a registration the first missed).
  */
 static int test_khugepaged_after_deny(void)
 {
-	size_t len = 4UL << 20;
+	size_t len = 2UL << 20;
 	struct folio_report first, after;
 	int up[2], down[2], lfd, status;
 	char a1[32], a2[16], a3[16];
@@ -1015,6 +1024,48 @@ static int test_khugepaged_after_deny(void)
 	return 0;
 }
 
+/*
+ * On a host whose sizes are all "madvise", a policy grants large folios to
+ * a process that never called madvise(); a sibling without a policy gets
+ * none; a policy granting every size cannot get past a size set to
+ * "never" (the PMD size here: the largest granted is the one below it).
+ */
+static int test_grant_madvise(void)
+{
+	struct folio_report g, sib, nopmd;
+	char p[128];
+	int lfd;
+
+	cg_make(KT_CG "/grant");
+	cg_make(KT_CG "/nogrant");
+	thp_set_all("madvise");
+	skel->bss->allowed_a = ~0UL;
+	lfd = attach(skel->maps.pol_mask_a, KT_CG "/grant");
+	EXPECT(lfd >= 0, "attach: %s", strerror(-lfd));
+	if (fault_in_cgroup(KT_CG "/grant", 4 << 20, false, &g) ||
+	    fault_in_cgroup(KT_CG "/nogrant", 4 << 20, false, &sib))
+		goto fail;
+	snprintf(p, sizeof(p), THP_DIR "/hugepages-%lukB/enabled", (4096UL << 9) >> 10);
+	write_str(p, "never");
+	if (fault_in_cgroup(KT_CG "/grant", 4 << 20, false, &nopmd))
+		goto fail;
+	close(lfd);
+	thp_set_all("always");
+	printf("#   madvise host: granted main order %d (%ld of %d pages in 2M), no policy %ld large pages, PMD never: main order %d\n",
+	       main_order(&g), g.pages[9], (4 << 20) / 4096, large_pages(&sib), main_order(&nopmd));
+	EXPECT(g.pages[9] == (4 << 20) / 4096, "granted: %ld pages in 2M folios, want all",
+	       g.pages[9]);
+	EXPECT(large_pages(&sib) == 0, "a cgroup without a policy got %ld large pages",
+	       large_pages(&sib));
+	EXPECT(nopmd.pages[9] == 0 && main_order(&nopmd) == 8,
+	       "PMD size never: %ld pages in 2M, main order %d, want 0 and 8",
+	       nopmd.pages[9], main_order(&nopmd));
+	return 0;
+fail:
+	thp_set_all("always");
+	return -1;
+}
+
 static int expect_rejected(const char *obj_path, const char *needle)
 {
 	struct bpf_object *obj;
@@ -1042,7 +1093,7 @@ static int test_verifier_rejects(void)
 	if (expect_rejected(p, "attach to unsupported member choose_orders of struct bpf_mthp_ops"))
 		return -1;
 	snprintf(p, sizeof(p), "%s/ktest_reject_signature.bpf.o", objdir);
-	return expect_rejected(p, "func 'choose_orders' doesn't have 6-th argument");
+	return expect_rejected(p, "func 'choose_orders' doesn't have 4-th argument");
 }
 
 static int read_psi(const char *cgroup, struct psi_args *a)
@@ -1093,7 +1144,8 @@ static int test_psi_kfunc(void)
 	usleep(200000);
 	if (read_psi(KT_CG "/thrash", &t0) || read_psi(KT_CG "/idle", &i0))
 		return -1;
-	EXPECT(t0.bad_state == -EINVAL, "PSI_NONIDLE gave %lld, want -EINVAL", (long long)t0.bad_state);
+	EXPECT(t0.bad_state == -EINVAL, "an unknown stall gave %lld, want -EINVAL",
+	       (long long)t0.bad_state);
 	EXPECT(t0.mem_some >= 0 && i0.mem_some >= 0, "stall read failed: %lld %lld",
 	       (long long)t0.mem_some, (long long)i0.mem_some);
 	thr = fork();
@@ -1157,6 +1209,7 @@ static const struct test tests[] = {
 	{ "tva_type", test_tva_type, true },
 	{ "one_call_per_fault", test_one_call_per_fault, true },
 	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
+	{ "grant_madvise", test_grant_madvise, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },
 	{ "psi_disabled", test_psi_disabled, false },

@@ -9,59 +9,64 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Orders each mask policy allows; set by the test before attaching. */
 unsigned long allowed_a = 0, allowed_b = 0, allowed_c = 0;
-/* Calls seen per tva_type, for the cgroup with id watch_cgroup. */
+/* Calls seen per enum bpf_mthp_request, for tasks of the cgroup with id
+ * watch_cgroup, and the orders the last one could be given. */
 __u64 watch_cgroup = 0;
-__u64 calls[4] = {};
-__u64 last_orders[4] = {};
+__u64 calls[3] = {};
+__u64 last_orders[3] = {};
 
-static void count_call(struct cgroup *cgrp, enum tva_type type,
-		       unsigned long orders)
+static __u64 offered(const struct bpf_mthp_ctx *mctx)
 {
-	__u32 t = type;
+	return mctx->allowed | mctx->grantable;
+}
 
-	if (cgrp->kn->id != watch_cgroup || t >= 4)
+static void count_call(const struct bpf_mthp_ctx *mctx, struct cgroup *task_cgrp)
+{
+	__u32 r = mctx->request;
+
+	if (task_cgrp->kn->id != watch_cgroup || r >= 3)
 		return;
-	__sync_fetch_and_add(&calls[t], 1);
-	last_orders[t] = orders;
+	__sync_fetch_and_add(&calls[r], 1);
+	last_orders[r] = offered(mctx);
 }
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(only_4k, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(only_4k, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	count_call(cgrp, type, orders);
+	count_call(mctx, task_cgrp);
 	return 0;
 }
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(mask_a, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(mask_a, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	count_call(cgrp, type, orders);
-	return orders & allowed_a;
+	count_call(mctx, task_cgrp);
+	return allowed_a;
 }
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(mask_b, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(mask_b, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	return orders & allowed_b;
+	return allowed_b;
 }
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(mask_c, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(mask_c, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	return orders & allowed_c;
+	return allowed_c;
 }
 
-/* Refuses large folios to page faults only: collapse must still work. */
+/* Refuses large folios to page faults only: khugepaged may collapse. */
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(deny_fault, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(deny_fault, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	count_call(cgrp, type, orders);
-	return type == TVA_PAGEFAULT ? 0 : orders;
+	count_call(mctx, task_cgrp);
+	return mctx->request == BPF_MTHP_FAULT ? 0 : mctx->allowed;
 }
 
 /*
@@ -69,26 +74,27 @@ unsigned long BPF_PROG(deny_fault, struct cgroup *cgrp, struct vm_area_struct *v
  * alone (the PMD attempt, asked apart from the smaller orders before each
  * fault asked once), the PMD order with smaller ones (one question for the
  * whole fault), smaller ones only (a fault in a populated PMD range); and
- * calls whose vm_flags are not the VMA's (a fault has no pending flags).
+ * calls whose faulting address is outside the VMA the context names.
  * Refuses the PMD order, so that faults fall back to the smaller orders.
  */
-__u64 pf_pmd_alone = 0, pf_pmd_and_smaller = 0, pf_smaller = 0, pf_flags_differ = 0;
+__u64 pf_pmd_alone = 0, pf_pmd_and_smaller = 0, pf_smaller = 0, pf_addr_outside = 0;
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(no_pmd, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders, vm_flags_t vm_flags)
+unsigned long BPF_PROG(no_pmd, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
 	const unsigned long pmd = 1UL << 9;
+	__u64 orders = offered(mctx);
 
-	if (cgrp->kn->id == watch_cgroup && type == TVA_PAGEFAULT) {
+	if (task_cgrp->kn->id == watch_cgroup && mctx->request == BPF_MTHP_FAULT) {
 		if (orders == pmd)
 			__sync_fetch_and_add(&pf_pmd_alone, 1);
 		else if (orders & pmd)
 			__sync_fetch_and_add(&pf_pmd_and_smaller, 1);
 		else
 			__sync_fetch_and_add(&pf_smaller, 1);
-		if (vm_flags != vma->vm_flags)
-			__sync_fetch_and_add(&pf_flags_differ, 1);
+		if (mctx->address < mctx->vma_start || mctx->address >= mctx->vma_end)
+			__sync_fetch_and_add(&pf_addr_outside, 1);
 	}
 	return orders & ~pmd;
 }
@@ -107,9 +113,19 @@ SEC(".struct_ops.link")
 struct bpf_mthp_ops pol_deny_fault = { .choose_orders = (void *)deny_fault };
 
 /* PSI kfunc: read by BPF_PROG_RUN of a syscall program. */
-extern s64 bpf_cgroup_psi_stall(struct cgroup *cgrp, enum psi_states state) __ksym;
+extern int bpf_cgroup_psi_stall(struct cgroup *cgrp, enum bpf_psi_stall which,
+				u64 *stall_ns) __ksym;
 extern struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
+
+/* The stall in ns, or the kfunc's -errno */
+static __s64 stall_or_err(struct cgroup *cgrp, enum bpf_psi_stall which)
+{
+	u64 ns = 0;
+	int err = bpf_cgroup_psi_stall(cgrp, which, &ns);
+
+	return err ? err : (__s64)ns;
+}
 
 SEC("syscall")
 int read_psi(struct psi_args *args)
@@ -118,10 +134,10 @@ int read_psi(struct psi_args *args)
 
 	if (!cgrp)
 		return -1;
-	args->mem_some = bpf_cgroup_psi_stall(cgrp, PSI_MEM_SOME);
-	args->mem_full = bpf_cgroup_psi_stall(cgrp, PSI_MEM_FULL);
-	args->io_some = bpf_cgroup_psi_stall(cgrp, PSI_IO_SOME);
-	args->bad_state = bpf_cgroup_psi_stall(cgrp, PSI_NONIDLE);
+	args->mem_some = stall_or_err(cgrp, BPF_PSI_MEM_SOME);
+	args->mem_full = stall_or_err(cgrp, BPF_PSI_MEM_FULL);
+	args->io_some = stall_or_err(cgrp, BPF_PSI_IO_SOME);
+	args->bad_state = stall_or_err(cgrp, BPF_PSI_IRQ_FULL + 1);
 	bpf_cgroup_release(cgrp);
 	return 0;
 }

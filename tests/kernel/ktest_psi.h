@@ -14,10 +14,10 @@
 
 struct psi_args {
 	__u64 cgroup_id;	/* in: the cgroup to read */
-	__s64 mem_some;		/* out: bpf_cgroup_psi_stall() results, ns or -errno */
+	__s64 mem_some;		/* out: bpf_cgroup_psi_stall()'s stall in ns, or its -errno */
 	__s64 mem_full;
 	__s64 io_some;
-	__s64 bad_state;	/* PSI_NONIDLE: must be refused */
+	__s64 bad_state;	/* one past enum bpf_psi_stall: must be refused */
 };
 
 #endif /* KTEST_PSI_H */

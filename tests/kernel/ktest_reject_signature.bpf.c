@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Must be rejected: choose_orders has five arguments, this reads a sixth. */
+/* Must be rejected: choose_orders has three arguments, this reads a fourth. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -7,12 +7,11 @@
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(six_args, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders,
-		       unsigned long vm_flags, unsigned long extra)
+unsigned long BPF_PROG(four_args, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp, unsigned long extra)
 {
-	return orders & vm_flags & extra;
+	return mctx->allowed & extra;
 }
 
 SEC(".struct_ops.link")
-struct bpf_mthp_ops pol_signature = { .choose_orders = (void *)six_args };
+struct bpf_mthp_ops pol_signature = { .choose_orders = (void *)four_args };

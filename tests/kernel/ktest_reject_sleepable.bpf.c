@@ -7,10 +7,10 @@
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("struct_ops.s/choose_orders")
-unsigned long BPF_PROG(sleepy, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(sleepy, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	return orders;
+	return mctx->allowed;
 }
 
 SEC(".struct_ops.link")

@@ -13,15 +13,15 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(choose_16k, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(choose_16k, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
-	return orders & MTHP_ORDERS_UPTO(2);
+	return MTHP_ORDERS_UPTO(2);
 }
 
 SEC("struct_ops/choose_orders")
-unsigned long BPF_PROG(choose_4k, struct cgroup *cgrp, struct vm_area_struct *vma,
-		       enum tva_type type, unsigned long orders)
+unsigned long BPF_PROG(choose_4k, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
 {
 	return 0;
 }

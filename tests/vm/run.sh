@@ -840,11 +840,11 @@ t_version() {
 
 	# A program the kernel refuses: libbpf's warnings with the verifier's
 	# log, without -v, above the one error line that points at them; exit
-	# 7, JSON error on stdout, nothing left behind. (vm_mm renamed in the
-	# BTF libbpf reads: its CO-RE relocation of vma->vm_mm finds no
+	# 7, JSON error on stdout, nothing left behind. (rss_anon renamed in
+	# the BTF libbpf reads: its CO-RE relocation of ctx->rss_anon finds no
 	# target, libbpf poisons the instruction, the verifier refuses it.)
 	"$M" detach --cgroup "$c1" >/dev/null || fail "detach $c1" || return 1
-	fake_btf vm_mm vm_mX "$tmpf" || fail "cannot copy the BTF" || return 1
+	fake_btf rss_anon rss_anoX "$tmpf" || fail "cannot copy the BTF" || return 1
 	before=$(snapshot)
 	out=$(unshare -m sh -c 'mount --bind "$2" /sys/kernel/btf/vmlinux && exec "$0" -j attach --cgroup "$1"' \
 		"$M" "$c1" "$tmpf" 2>"$logs/s8-refused.err")
@@ -856,7 +856,7 @@ t_version() {
 		<<<"$out" >/dev/null || fail "refused program, JSON: $out" || return 1
 	for re in "^libbpf: prog 'choose_orders': BPF program load failed" \
 		  "^libbpf: prog 'choose_orders': -- BEGIN PROG LOAD LOG --" '^-- END PROG LOAD LOG --' \
-		  'vm_area_struct.vm_mm'; do
+		  'bpf_mthp_ctx.rss_anon'; do
 		grep -qE "$re" <<<"$err" || fail "refused program: stderr has no /$re/ (see $logs/s8-refused.err)" || return 1
 	done
 	same_as "$before" || fail "refused program left something behind" || return 1

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -79,11 +80,11 @@ func (p Params) Equal(q Params) bool {
 // Policy is one entry of mthpctl status -j's "policies" (the fields the
 // plugin uses; mthpctl-status(8) documents them all).
 type Policy struct {
-	Cgroup         *string `json:"cgroup"` // null: the cgroup is gone
-	CgroupID       uint64  `json:"cgroup_id"`
-	Attached       bool    `json:"attached"`
-	Policy         string  `json:"policy"`
-	Params         struct {
+	Cgroup   *string `json:"cgroup"` // null: the cgroup is gone
+	CgroupID uint64  `json:"cgroup_id"`
+	Attached bool    `json:"attached"`
+	Policy   string  `json:"policy"`
+	Params   struct {
 		WindowNs      *uint64 `json:"window_ns"`
 		ThresholdNs   *uint64 `json:"threshold_ns"`
 		MinUsageBytes *uint64 `json:"min_usage_bytes"`
@@ -122,6 +123,11 @@ func (b *ExecBackend) run(ctx context.Context, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, b.Path, append([]string{"-j"}, args...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// on the timeout, kill its process group, and stop waiting for its
+	// output soon after even if something it started holds the pipes
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 200 * time.Millisecond
 	err := cmd.Run()
 	if err == nil {
 		return stdout.Bytes(), nil

@@ -3,8 +3,11 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/containerd/nri/pkg/api"
 )
 
 func ann(v string) map[string]string { return map[string]string{"mthpctl.io/policy": v} }
@@ -73,6 +76,11 @@ func TestRemovalDetaches(t *testing.T) {
 	b.run(gone)
 	b.create(gone, "app")
 	b.wantState(systemdPodDir(4) + "=auto " + systemdPodDir(5) + "=fixed:65536")
+	// detached at the stop, while the kubelet has not removed the cgroup
+	if err := b.rt.StopPodSandbox(context.Background(), &api.StopPodSandboxRequest{Pod: gone}); err != nil {
+		t.Fatal(err)
+	}
+	b.wantState(systemdPodDir(4) + "=auto")
 	b.remove(gone)
 	b.wantState(systemdPodDir(4) + "=auto")
 	if l := b.log.lines("cannot"); len(l) > 0 {

@@ -104,6 +104,17 @@ func TestExecBackendLifecycle(t *testing.T) {
 	}
 	takeScriptCalls(t, dir)
 
+	// a changed annotation: attach --replace, one policy
+	pod.Annotations = ann("auto max-size=2M")
+	b.update(pod)
+	if got := takeScriptCalls(t, dir); len(got) != 1 ||
+		got[0] != "-j attach --cgroup "+cg+" --policy auto --max-size 2M --replace" {
+		t.Fatalf("update ran %q, want one attach --replace", got)
+	}
+	if s := readFile(t, filepath.Join(dir, "policies")); s != cg+"\tauto\t2097152\n" {
+		t.Fatalf("policies after the update %q", s)
+	}
+
 	b.remove(pod)
 	if got := takeScriptCalls(t, dir); len(got) != 1 || got[0] != "-j detach --cgroup "+cg {
 		t.Fatalf("removal ran %q, want one detach", got)

@@ -3,8 +3,9 @@
 // The deployment's checks, with Helm's own Go packages (no helm binary:
 // Debian has none): `helm lint` of the chart, its templates rendered with
 // several value sets, and every object of the renderings and of
-// daemonset.yaml decoded strictly into the Kubernetes API's Go types (an
-// unknown or mistyped field fails, as kubeconform's schema check would),
+// daemonset.yaml decoded strictly into the Kubernetes API's Go types, as
+// the API server decodes (an unknown, mistyped or duplicate field fails,
+// as kubeconform's schema check would),
 // then held to what the plugin needs (capabilities, host paths, socket,
 // config keys). The Grafana dashboard's queries may name only the series
 // the plugin serves. A module of its own, so that the plugin does not
@@ -14,6 +15,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +32,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -156,7 +159,7 @@ func decode(t *testing.T, stream []byte) objects {
 		default:
 			t.Fatalf("unexpected kind %s", kind)
 		}
-		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+		if err := strictDecode([]byte(doc), obj); err != nil {
 			t.Errorf("%s does not match the API: %v\n%s", kind, err, doc)
 		}
 		if m, ok := obj.(metav1.Object); ok && (m.GetName() == "" || m.GetNamespace() == "") {
@@ -164,6 +167,21 @@ func decode(t *testing.T, stream []byte) objects {
 		}
 	}
 	return o
+}
+
+// strictDecode decodes as the API server does: field names match case
+// for case (encoding/json alone would take "mountpath" for "mountPath"),
+// and an unknown or duplicate field is an error.
+func strictDecode(doc []byte, obj any) error {
+	j, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return err
+	}
+	strict, err := kjson.UnmarshalStrict(j, obj, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strict...)
 }
 
 func docName(doc string) string {

@@ -279,7 +279,8 @@ check-plots:
 
 # The NRI plugin (src/nri, Go, a module of its own): go vet, and its tests,
 # which drive it through NRI's runtime side (containerd's pkg/adaptation)
-# over ttRPC on a socket in /tmp, with a fake mthpctl; then the deployment
+# over ttRPC on a socket in /tmp, with a fake mthpctl (and this tree's
+# mthpctl's refusals when it is built: check-docs builds it first); then the deployment
 # (src/nri/deploy/check, another module, Helm's packages): helm lint, the
 # chart rendered with several value sets and every object, and
 # daemonset.yaml's, decoded strictly into the Kubernetes API's types, the
@@ -292,7 +293,7 @@ nri-check:
 	$(call msg,GO-VET,src/nri)
 	$(Q)cd src/nri && $(NRI_GOENV) $(GO) vet ./...
 	$(call msg,GO-TEST,src/nri)
-	$(Q)cd src/nri && $(NRI_GOENV) $(GO) test -count=1 ./...
+	$(Q)cd src/nri && $(NRI_GOENV) $(if $(wildcard mthpctl),MTHPCTL_BIN=$(CURDIR)/mthpctl) $(GO) test -count=1 ./...
 	$(call msg,GO-TEST,src/nri/deploy/check (helm lint, manifests))
 	$(Q)cd src/nri/deploy/check && $(NRI_GOENV) $(GO) vet ./... && $(NRI_GOENV) $(GO) test -count=1 ./...
 

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -205,7 +206,12 @@ func (p *Plugin) ensure(ctx context.Context, ps *podState) {
 			map[bool]string{true: "replaced with", false: "attached"}[replace],
 			ps.want.String(), ps.cgroup, ps.wantText)
 	case code == ExitCgroup:
-		// not created yet: the next container event tries again
+		// not created yet: the next container event tries again; a
+		// directory that exists and is refused is worth a line
+		if _, serr := os.Stat(ps.cgroup); serr == nil && ps.reported != "cgroup" {
+			ps.reported = "cgroup"
+			p.logf("pod %s: cannot attach to %s: %s", podName(ps), ps.cgroup, err.(*ExitError).Msg)
+		}
 	case code == ExitUsage && ps.wantText == "annotation":
 		spec := ps.want.String()
 		if ps.reported != spec {

@@ -32,11 +32,13 @@ type fakeBackend struct {
 	mu    sync.Mutex
 	pols  map[string]Params // cgroup -> policy
 	calls []string          // "attach CG SPEC [replace]", "detach CG", "status"
+	delay time.Duration     // each attach takes this long (a verifier's load)
 }
 
 func newFakeBackend() *fakeBackend { return &fakeBackend{pols: map[string]Params{}} }
 
 func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool) error {
+	time.Sleep(f.delay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := "attach " + cg + " " + s.String()

@@ -271,15 +271,14 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 // Synchronize takes the runtime's pods and containers (at every connect,
 // after a restart too) and makes the attached policies match them: one
 // policy for each pod that wants one, none left on pod cgroups of pods
-// that are gone.
+// that are gone. It answers once it has read what is attached (one
+// mthpctl status, bounded by the timeout); the attaches and detaches
+// follow in the background, one pod at a time, so that NRI's request
+// timeout does not limit how many pods a node may have, and the events of
+// other pods are handled in between.
 func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	p.mu.Lock()
-	defer func() {
-		p.mu.Unlock()
-		if p.Synced != nil {
-			p.Synced()
-		}
-	}()
+	defer p.mu.Unlock()
 	p.pods = map[string]*podState{}
 	for _, pod := range pods {
 		p.upsert(pod)
@@ -303,6 +302,7 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs [
 		byCgroup[filepath.Clean(*pol.Cgroup)] = pol
 	}
 	mine := map[string]bool{}
+	var todo []*podState
 	for _, id := range p.sortedPodIDs() {
 		ps := p.pods[id]
 		if ps.cgroup == "" {
@@ -313,7 +313,7 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs [
 			prm := pol.ParamsOf()
 			ps.attached = &prm
 		}
-		p.ensure(ctx, ps)
+		todo = append(todo, ps)
 	}
 	// policies on pod cgroups of pods the runtime no longer has: removed
 	// while the plugin was away
@@ -324,16 +324,33 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs [
 		}
 	}
 	sort.Strings(leaked)
-	for _, cg := range leaked {
-		p.detach(ctx, &podState{namespace: "(gone)", name: filepath.Base(cg), cgroup: cg})
-	}
 	if gone > 0 {
 		p.logf("synchronize: %d policies of removed cgroups are pinned still; "+
 			"mthpctl detach --all removes them (with every other policy)", gone)
 	}
-	p.logf("synchronized: %d pods, %d policies attached before, %d leftovers detached",
-		len(pods), len(pols), len(leaked))
+	go p.reconcile(todo, leaked, len(pols))
 	return nil, nil
+}
+
+func (p *Plugin) reconcile(todo []*podState, leaked []string, before int) {
+	ctx := context.Background()
+	for _, ps := range todo {
+		p.mu.Lock()
+		if p.pods[ps.id] == ps { // not removed meanwhile
+			p.ensure(ctx, ps)
+		}
+		p.mu.Unlock()
+	}
+	for _, cg := range leaked {
+		p.mu.Lock()
+		p.detach(ctx, &podState{namespace: "(gone)", name: filepath.Base(cg), cgroup: cg})
+		p.mu.Unlock()
+	}
+	p.logf("synchronized: %d pods, %d policies attached before, %d leftovers detached",
+		len(todo), before, len(leaked))
+	if p.Synced != nil {
+		p.Synced()
+	}
 }
 
 // A pod cgroup: pod<UID> (cgroupfs) or <qos>-pod<UID>.slice (systemd)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 )
@@ -168,4 +169,24 @@ func TestRestartReconciles(t *testing.T) {
 	// and the restarted plugin goes on: the removal detaches
 	b.remove(same)
 	b.wantState(systemdPodDir(12) + "=never " + systemdPodDir(13) + "=fixed:16384 system.slice/redis.service=never")
+}
+
+// A node with more pods than NRI's request timeout (2s) has time for
+// attaches: Synchronize answers after one status, the attaches follow,
+// and the plugin stays connected for the next pod.
+func TestSynchronizeManyPods(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	b.stopPlugin()
+	var want []string
+	for n := 100; n < 140; n++ {
+		b.add(b.newPod(n, ann("auto"), true))
+		want = append(want, systemdPodDir(n)+"=auto")
+	}
+	f.delay = 75 * time.Millisecond // 40 pods: 3s
+	b.startPlugin(Config{})
+	b.wantState(strings.Join(want, " "))
+	late := b.newPod(140, ann("never"), true)
+	b.run(late)
+	b.wantState(strings.Join(append(want, systemdPodDir(140)+"=never"), " "))
 }

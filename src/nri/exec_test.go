@@ -6,10 +6,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,6 +103,16 @@ func TestExecBackendLifecycle(t *testing.T) {
 	}
 	if strings.Contains(string(body), "cgroup=") || strings.Contains(string(body), "cgroup_id") {
 		t.Errorf("/metrics names cgroups:\n%s", body)
+	}
+	// Prometheus' own linter (package prometheus, scripts/install-deps.sh)
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("promtool not installed: metrics not linted")
 	}
 	takeScriptCalls(t, dir)
 

@@ -48,7 +48,7 @@ endif
 # libbpf + bpftool: a matched pair built from the kernel tree by
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
-NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build
+NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk
@@ -280,7 +280,33 @@ check-kernel-configs:
 check-plots:
 	$(Q)tests/check-plots.sh
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots check-patches vm-check kernel-selftests
+# The NRI plugin (src/nri, Go, a module of its own): go vet, and its tests,
+# which drive it through NRI's runtime side (containerd's pkg/adaptation)
+# over ttRPC on a socket in /tmp, with a fake mthpctl (and this tree's
+# mthpctl's refusals when it is built: check-docs builds it first); then the deployment
+# (src/nri/deploy/check, another module, Helm's packages): helm lint, the
+# chart rendered with several value sets and every object, and
+# daemonset.yaml's, decoded strictly into the Kubernetes API's types, the
+# dashboard's queries against the series served. The modules come from the
+# Go module proxy at the versions go.sum pins (~2 min the first time).
+GO		?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
+NRI_GOENV	:= GOTOOLCHAIN=local GOFLAGS=-mod=readonly
+.PHONY: nri-check nri-plugin
+nri-check:
+	$(call msg,GO-VET,src/nri)
+	$(Q)cd src/nri && $(NRI_GOENV) $(GO) vet ./...
+	$(call msg,GO-TEST,src/nri)
+	$(Q)cd src/nri && $(NRI_GOENV) $(if $(wildcard mthpctl),MTHPCTL_BIN=$(CURDIR)/mthpctl) $(GO) test -count=1 ./...
+	$(call msg,GO-TEST,src/nri/deploy/check (helm lint, manifests))
+	$(Q)cd src/nri/deploy/check && $(NRI_GOENV) $(GO) vet ./... && $(NRI_GOENV) $(GO) test -count=1 ./...
+
+# The plugin's binary (the image builds it from src/nri/deploy/Containerfile).
+nri-plugin:
+	$(call msg,GO-BUILD,$(OUTPUT)/mthpctl-nri)
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)cd src/nri && CGO_ENABLED=0 $(NRI_GOENV) $(GO) build -trimpath -o $(CURDIR)/$(OUTPUT)/mthpctl-nri .
+
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check kernel-selftests
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

@@ -55,4 +55,22 @@ if ! command -v vng >/dev/null 2>&1; then
 	$SUDO python3 -m pip install --quiet --break-system-packages virtme-ng ||
 		$SUDO python3 -m pip install --quiet virtme-ng
 fi
+# make nri-check: Go >= 1.24 for the NRI plugin (src/nri); its modules
+# come from the Go module proxy when the tests build. Debian 12's golang-go
+# is 1.19: the machines have a newer Go in /usr/local/go (the Makefile
+# looks there when go is not on PATH); elsewhere Debian's package is
+# tried (1.24 from Debian 13 on).
+gobin=$(command -v go || echo /usr/local/go/bin/go)
+if ! [ -x "$gobin" ]; then
+	log "installing golang-go"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get -qq update
+	$SUDO apt-get -qq install -y --no-install-recommends golang-go >/dev/null
+	gobin=$(command -v go)
+fi
+gover=$("$gobin" env GOVERSION 2>/dev/null | sed 's/^go//')
+if [ "$(printf '%s\n' 1.24 "$gover" | sort -V | head -n1)" != 1.24 ]; then
+	log "error: make nri-check needs Go >= 1.24, found ${gover:-none} ($gobin)"
+	exit 1
+fi
 log "ok"

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+
+// The test bench: NRI's runtime side (pkg/adaptation, what containerd
+// links) on a socket in a temporary directory, the plugin connected to it
+// through pkg/stub over ttRPC, and a fake attach backend that keeps the
+// policies of a cgroup tree made in the same directory.
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/containerd/nri/pkg/adaptation"
+	"github.com/containerd/nri/pkg/api"
+	"github.com/containerd/nri/pkg/stub"
+)
+
+// fakeBackend answers as mthpctl would: exit 4 for a missing cgroup
+// directory, 5 for an attach without --replace to an attached cgroup or a
+// detach of one without a policy, 1 for a max-size that is not a power of
+// two.
+type fakeBackend struct {
+	mu    sync.Mutex
+	pols  map[string]Params // cgroup -> policy
+	calls []string          // "attach CG SPEC [replace]", "detach CG", "status"
+	delay time.Duration     // each attach takes this long (a verifier's load)
+}
+
+func newFakeBackend() *fakeBackend { return &fakeBackend{pols: map[string]Params{}} }
+
+func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool) error {
+	time.Sleep(f.delay)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := "attach " + cg + " " + s.String()
+	if replace {
+		c += " replace"
+	}
+	f.calls = append(f.calls, c)
+	if st, err := os.Stat(cg); err != nil || !st.IsDir() {
+		return &ExitError{Code: ExitCgroup, Msg: cg + " does not exist"}
+	}
+	if p := s.Params(); p.MaxSizeBytes != nil && *p.MaxSizeBytes&(*p.MaxSizeBytes-1) != 0 {
+		return &ExitError{Code: ExitUsage, Msg: "--max-size must be a power of two"}
+	}
+	if _, ok := f.pols[cg]; ok && !replace {
+		return &ExitError{Code: ExitState, Msg: cg + " has a policy already (--replace swaps it)"}
+	}
+	f.pols[cg] = s.Params()
+	return nil
+}
+
+func (f *fakeBackend) Detach(_ context.Context, cg string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "detach "+cg)
+	if _, ok := f.pols[cg]; !ok {
+		return &ExitError{Code: ExitState, Msg: cg + " has no policy attached by mthpctl"}
+	}
+	delete(f.pols, cg)
+	return nil
+}
+
+func (f *fakeBackend) Status(context.Context) ([]Policy, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "status")
+	var out []Policy
+	for _, cg := range sortedKeys(f.pols) {
+		p := f.pols[cg]
+		pol := Policy{Cgroup: &cg, Attached: true, Policy: p.Policy, Restriction: "none",
+			AllowedSizesKB: []uint64{4, 16, 64}}
+		pol.Params.WindowNs, pol.Params.ThresholdNs = p.WindowNs, p.ThresholdNs
+		pol.Params.MinUsageBytes, pol.Params.MaxSizeBytes = p.MinUsageBytes, p.MaxSizeBytes
+		out = append(out, pol)
+	}
+	return out, nil
+}
+
+// state is the policies as "cgroup-relative-path=policy[:max]" words.
+func (f *fakeBackend) state(root string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var w []string
+	for cg, p := range f.pols {
+		s := strings.TrimPrefix(cg, root+"/") + "=" + p.Policy
+		if p.MaxSizeBytes != nil {
+			s += fmt.Sprintf(":%d", *p.MaxSizeBytes)
+		}
+		w = append(w, s)
+	}
+	sort.Strings(w)
+	return strings.Join(w, " ")
+}
+
+func (f *fakeBackend) takeCalls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+// syncBuffer is a log sink shared by the plugin and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lines of the log containing sub.
+func (s *syncBuffer) lines(sub string) []string {
+	var out []string
+	for _, l := range strings.Split(s.String(), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// bench is a runtime with pods, and the plugin connected to it.
+type bench struct {
+	t       *testing.T
+	dir     string
+	root    string // the fake cgroup2 root
+	rt      *adaptation.Adaptation
+	pods    map[string]*api.PodSandbox
+	ctrs    map[string]*api.Container
+	mu      sync.Mutex
+	backend Backend
+	fake    *fakeBackend // backend, when it is the Go fake
+	log     *syncBuffer
+	plugin  *Plugin
+	stub    stub.Stub
+}
+
+func newBench(t *testing.T, backend Backend, cfg Config) *bench {
+	t.Helper()
+	// a short path: a unix socket's path has at most 107 bytes
+	dir, err := os.MkdirTemp("", "nri-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	b := &bench{t: t, dir: dir, root: filepath.Join(dir, "cgroup"), backend: backend,
+		pods: map[string]*api.PodSandbox{}, ctrs: map[string]*api.Container{}}
+	if f, ok := backend.(*fakeBackend); ok {
+		b.fake = f
+	}
+	for _, d := range []string{"plugins", "conf.d", "cgroup"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync := func(ctx context.Context, cb adaptation.SyncCB) error {
+		b.mu.Lock()
+		var pods []*api.PodSandbox
+		var ctrs []*api.Container
+		for _, id := range sortedKeys(b.pods) {
+			pods = append(pods, b.pods[id])
+		}
+		for _, id := range sortedKeys(b.ctrs) {
+			ctrs = append(ctrs, b.ctrs[id])
+		}
+		b.mu.Unlock()
+		_, err := cb(ctx, pods, ctrs)
+		return err
+	}
+	update := func(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) { return nil, nil }
+	b.rt, err = adaptation.New("containerd", "2.1.0-test", sync, update,
+		adaptation.WithPluginPath(filepath.Join(dir, "plugins")),
+		adaptation.WithPluginConfigPath(filepath.Join(dir, "conf.d")),
+		adaptation.WithSocketPath(filepath.Join(dir, "nri.sock")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.rt.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.stopPlugin()
+		b.rt.Stop()
+	})
+	b.startPlugin(cfg)
+	return b
+}
+
+// startPlugin connects a new plugin (a restart: nothing of the earlier
+// one's memory) and waits for its Synchronize.
+func (b *bench) startPlugin(cfg Config) {
+	b.t.Helper()
+	base := defaultConfig()
+	base.CgroupRoot = b.root
+	base.Default = cfg.Default
+	b.log = &syncBuffer{}
+	p, err := NewPlugin(base, b.backend, log.New(b.log, "mthpctl-nri: ", 0))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	synced := make(chan struct{}, 1)
+	p.Synced = func() { synced <- struct{}{} }
+	s, err := stub.New(p, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
+		stub.WithSocketPath(filepath.Join(b.dir, "nri.sock")))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		b.t.Fatal(err)
+	}
+	select {
+	case <-synced:
+	case <-time.After(10 * time.Second):
+		b.t.Fatal("the plugin was not synchronized in 10s")
+	}
+	// the runtime has registered the plugin once a sync block is granted
+	b.rt.BlockPluginSync().Unblock()
+	b.plugin, b.stub = p, s
+}
+
+func (b *bench) stopPlugin() {
+	if b.stub != nil {
+		b.stub.Stop()
+		b.stub.Wait()
+		b.stub = nil
+	}
+}
+
+// uid of pod n, and its cgroup in the systemd driver's layout.
+func podUID(n int) string { return fmt.Sprintf("%08x-1111-2222-3333-%012x", n, n) }
+
+func systemdSlice(n int) string {
+	return "kubepods-burstable-pod" + strings.ReplaceAll(podUID(n), "-", "_") + ".slice"
+}
+
+func systemdPodDir(n int) string {
+	return "kubepods.slice/kubepods-burstable.slice/" + systemdSlice(n)
+}
+
+// newPod makes pod n; with mkdir its cgroup directory exists.
+func (b *bench) newPod(n int, ann map[string]string, mkdir bool) *api.PodSandbox {
+	b.t.Helper()
+	pod := &api.PodSandbox{
+		Id: fmt.Sprintf("sandbox-%d", n), Name: fmt.Sprintf("web-%d", n), Uid: podUID(n),
+		Namespace: "default", Annotations: ann,
+		Linux: &api.LinuxPodSandbox{CgroupParent: systemdSlice(n)},
+	}
+	if mkdir {
+		b.mkdir(systemdPodDir(n))
+	}
+	return pod
+}
+
+func (b *bench) mkdir(rel string) {
+	b.t.Helper()
+	if err := os.MkdirAll(filepath.Join(b.root, rel), 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bench) run(pod *api.PodSandbox) {
+	b.t.Helper()
+	b.mu.Lock()
+	b.pods[pod.Id] = pod
+	b.mu.Unlock()
+	if err := b.rt.RunPodSandbox(context.Background(), &api.RunPodSandboxRequest{Pod: pod}); err != nil {
+		b.t.Fatalf("RunPodSandbox %s: %v", pod.Name, err)
+	}
+}
+
+func (b *bench) create(pod *api.PodSandbox, name string) *api.Container {
+	b.t.Helper()
+	id := pod.Id + "-" + name
+	cp := strings.TrimSuffix(pod.Linux.CgroupParent, "") + ":cri-containerd:" + id
+	if strings.HasPrefix(pod.Linux.CgroupParent, "/") {
+		cp = pod.Linux.CgroupParent + "/" + id
+	}
+	ctr := &api.Container{Id: id, PodSandboxId: pod.Id, Name: name, Linux: &api.LinuxContainer{CgroupsPath: cp}}
+	b.mu.Lock()
+	b.ctrs[id] = ctr
+	b.mu.Unlock()
+	if _, err := b.rt.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: pod, Container: ctr}); err != nil {
+		b.t.Fatalf("CreateContainer %s/%s: %v", pod.Name, name, err)
+	}
+	return ctr
+}
+
+func (b *bench) update(pod *api.PodSandbox) {
+	b.t.Helper()
+	if _, err := b.rt.UpdatePodSandbox(context.Background(), &api.UpdatePodSandboxRequest{Pod: pod}); err != nil {
+		b.t.Fatalf("UpdatePodSandbox %s: %v", pod.Name, err)
+	}
+}
+
+// remove stops and removes a pod (its containers first), as the kubelet
+// does.
+func (b *bench) remove(pod *api.PodSandbox) {
+	b.t.Helper()
+	ctx := context.Background()
+	if err := b.rt.StopPodSandbox(ctx, &api.StopPodSandboxRequest{Pod: pod}); err != nil {
+		b.t.Fatalf("StopPodSandbox %s: %v", pod.Name, err)
+	}
+	b.mu.Lock()
+	var ctrs []*api.Container
+	for id, c := range b.ctrs {
+		if c.PodSandboxId == pod.Id {
+			ctrs = append(ctrs, c)
+			delete(b.ctrs, id)
+		}
+	}
+	delete(b.pods, pod.Id)
+	b.mu.Unlock()
+	for _, c := range ctrs {
+		if err := b.rt.RemoveContainer(ctx, &api.RemoveContainerRequest{Pod: pod, Container: c}); err != nil {
+			b.t.Fatalf("RemoveContainer: %v", err)
+		}
+	}
+	if err := b.rt.RemovePodSandbox(ctx, &api.RemovePodSandboxRequest{Pod: pod}); err != nil {
+		b.t.Fatalf("RemovePodSandbox %s: %v", pod.Name, err)
+	}
+}
+
+// forget drops a pod from the runtime without events (removed while the
+// plugin was not connected).
+func (b *bench) forget(pod *api.PodSandbox) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.pods, pod.Id)
+	for id, c := range b.ctrs {
+		if c.PodSandboxId == pod.Id {
+			delete(b.ctrs, id)
+		}
+	}
+}
+
+// add puts a pod in the runtime without events (started while the
+// plugin was not connected).
+func (b *bench) add(pod *api.PodSandbox) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pods[pod.Id] = pod
+}
+
+func (b *bench) wantState(want string) {
+	b.t.Helper()
+	if got := b.fake.state(b.root); got != want {
+		b.t.Fatalf("attached policies:\n got  %q\n want %q\nlog:\n%s", got, want, b.log)
+	}
+}

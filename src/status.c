@@ -344,7 +344,9 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 /*
  * Sizes the policy allows now for anonymous page faults, among the sizes in
  * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
- * hugepages-8kB, for shmem/file folios only) is no anonymous fault size.
+ * hugepages-8kB, for shmem/file folios only) is no anonymous fault size,
+ * and a size at "never" no policy can have (the kernel keeps a policy's
+ * answer only for sizes at "always" or "madvise").
  */
 __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
 {
@@ -352,7 +354,8 @@ __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 	int i, order;
 
 	for (i = 0; i < e->nr_hp; i++) {
-		if (!e->hp[i].has_enabled)
+		if (!e->hp[i].has_enabled ||
+		    !mthpctl_size_usable(e->hp[i].enabled, e->thp_enabled))
 			continue;
 		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
 		if (order > 0 && order < 64)

@@ -110,6 +110,13 @@ int mthpctl_stat_get(const char *buf, const char *key, __u64 *val)
 	return -ENOENT;
 }
 
+bool mthpctl_size_usable(const char *enabled, const char *top)
+{
+	if (!strcmp(enabled, "inherit"))
+		enabled = top;
+	return !strcmp(enabled, "always") || !strcmp(enabled, "madvise");
+}
+
 int mthpctl_parse_bracketed(const char *buf, char *out, size_t len)
 {
 	const char *a = strchr(buf, '['), *b;

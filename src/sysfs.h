@@ -29,6 +29,14 @@ int mthpctl_stat_get(const char *buf, const char *key, __u64 *val);
 /* The [selected] word of "always [madvise] never". 0 or -EINVAL. */
 int mthpctl_parse_bracketed(const char *buf, char *out, size_t len);
 
+/*
+ * Can a policy have anonymous folios of a size whose hugepages-<size>kB/
+ * enabled is @enabled, under the top-level enabled @top? Yes unless the
+ * size resolves to "never": "always" sizes it can keep or take away,
+ * "madvise" ones (and "inherit" under "madvise") it can grant.
+ */
+bool mthpctl_size_usable(const char *enabled, const char *top);
+
 /* Read a whole (small) file into buf, NUL-terminated. Returns bytes or -errno. */
 long mthpctl_read_file(const char *path, char *buf, size_t len);
 

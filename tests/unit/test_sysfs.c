@@ -72,6 +72,19 @@ static void bracketed(void **state)
 	assert_int_equal(mthpctl_parse_bracketed("[abcdefghijklmnopq]", b, sizeof(b)), -EINVAL);
 }
 
+/* A size resolving to "never" is the one no policy can have */
+static void size_usable(void **state)
+{
+	(void)state;
+	assert_true(mthpctl_size_usable("always", "never"));
+	assert_true(mthpctl_size_usable("madvise", "never"));
+	assert_false(mthpctl_size_usable("never", "always"));
+	assert_true(mthpctl_size_usable("inherit", "always"));
+	assert_true(mthpctl_size_usable("inherit", "madvise"));
+	assert_false(mthpctl_size_usable("inherit", "never"));
+	assert_false(mthpctl_size_usable("inherit", ""));
+}
+
 static void dirnames(void **state)
 {
 	__u64 kb;
@@ -160,6 +173,7 @@ int run_sysfs_tests(void)
 		cmocka_unit_test(psi_ok), cmocka_unit_test(psi_bad),
 		cmocka_unit_test(stat_keys), cmocka_unit_test(bracketed),
 		cmocka_unit_test(dirnames), cmocka_unit_test(hugepages_tree),
+		cmocka_unit_test(size_usable),
 		cmocka_unit_test(read_file),
 	};
 	return cmocka_run_group_tests_name("sysfs", t, NULL, NULL);

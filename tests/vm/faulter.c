@@ -8,12 +8,14 @@
  * root (kpageflags) inside the VM.
  *
  *   faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] [-n COUNT]
- *           [-i INTERVAL_MS] [-d DURATION_MS] [-H]
+ *           [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P]
  *
  *   -s SIZE_MIB    1 or a multiple of 2 (1: no whole 2 MiB chunk)
  *   -n COUNT       probes (default 1; 0 = until -d expires or killed)
  *   -d DURATION_MS stop probing after this long
  *   -H             after probing, stay alive (in the cgroup) until killed
+ *   -P             prctl(PR_SET_THP_DISABLE) first, as systemd's
+ *                  MemoryTHP=disable does at exec
  *
  * Output, one line per probe (times are CLOCK_REALTIME in ms, comparable
  * with `date +%s%3N`):
@@ -40,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,11 +194,11 @@ int main(int argc, char **argv)
 {
 	const char *cgroup = NULL;
 	long ballast = 0, size = 4, count = 1, interval = 0, duration = 0;
-	int hold = 0, opt, nr;
+	int hold = 0, no_thp = 0, opt, nr;
 	long long deadline = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "c:b:s:n:i:d:H")) != -1) {
+	while ((opt = getopt(argc, argv, "c:b:s:n:i:d:HP")) != -1) {
 		switch (opt) {
 		case 'c': cgroup = optarg; break;
 		case 'b': ballast = atol(optarg); break;
@@ -204,9 +207,10 @@ int main(int argc, char **argv)
 		case 'i': interval = atol(optarg); break;
 		case 'd': duration = atol(optarg); break;
 		case 'H': hold = 1; break;
+		case 'P': no_thp = 1; break;
 		default:
 			fprintf(stderr, "usage: faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] "
-				"[-n COUNT] [-i INTERVAL_MS] [-d DURATION_MS] [-H]\n");
+				"[-n COUNT] [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P]\n");
 			return 2;
 		}
 	}
@@ -218,6 +222,8 @@ int main(int argc, char **argv)
 	kpageflags_fd = open("/proc/kpageflags", O_RDONLY);
 	if (pagemap_fd < 0 || kpageflags_fd < 0)
 		die("open pagemap/kpageflags (run as root)");
+	if (no_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE)");
 	if (cgroup)
 		join_cgroup(cgroup);
 	if (ballast) {

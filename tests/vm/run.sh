@@ -1009,6 +1009,41 @@ t_faults() {
 	note "read-only bpffs: attach and detach --all exit 7, nothing changed; detach --all during a bench: bench exit 0, settings restored"
 }
 
+# --- madvise host: a policy grants the sizes left at madvise ----------------
+
+# Every size at madvise (the safe host default): a cgroup with a policy
+# gets large folios for a process that never calls madvise(), up to the
+# policy's cap; a sibling without a policy gets 4 KiB pages; a process
+# with PR_SET_THP_DISABLE in the granting cgroup gets 4 KiB pages (the
+# prctl is a hard limit); status counts the madvise sizes as allowed.
+t_madvise_host() {
+	local f g2 g64 s out o2 o64 os op allowed
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		[ -f "$f" ] && echo madvise >"$f" 2>/dev/null
+	done
+	g2=$(mkcg grant-2m) && g64=$(mkcg grant-64k) && s=$(mkcg no-policy) || return 1
+	"$M" attach --cgroup "$g2" fixed --max-size 2M >/dev/null || fail "attach fixed 2M" || return 1
+	"$M" attach --cgroup "$g64" fixed --max-size 64K >/dev/null || fail "attach fixed 64K" || return 1
+	o2=$("$H/faulter" -c "$g2" -s 8 | grep '^probe=') || fail "faulter in grant-2m" || return 1
+	o64=$("$H/faulter" -c "$g64" -s 8 | grep '^probe=') || fail "faulter in grant-64k" || return 1
+	os=$("$H/faulter" -c "$s" -s 8 | grep '^probe=') || fail "faulter in no-policy" || return 1
+	op=$("$H/faulter" -c "$g2" -s 8 -P | grep '^probe=') || fail "faulter -P in grant-2m" || return 1
+	allowed=$("$M" -j status --cgroup "$g2" | jq -c '.policies[0].allowed_sizes_kb')
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		[ -f "$f" ] && echo always >"$f" 2>/dev/null
+	done
+	[[ $o2 == *" max_order=9 "* && $o2 == *" o9=2048 "* ]] ||
+		fail "fixed 2M on a madvise host, no madvise(): want all 2048 pages in 2M folios: $o2" || return 1
+	[[ $o64 == *" max_order=4 "* && $o64 == *" o4=2048 "* ]] ||
+		fail "fixed 64K on a madvise host: want all 2048 pages in 64K folios: $o64" || return 1
+	[[ $os == *" max_order=0 "* ]] || fail "a sibling without a policy got large folios: $os" || return 1
+	[[ $op == *" max_order=0 "* ]] ||
+		fail "PR_SET_THP_DISABLE in a granting cgroup got large folios: $op" || return 1
+	jq -e 'index(2048) != null' <<<"$allowed" >/dev/null ||
+		fail "status: the madvise host's 2M size is not among the sizes fixed 2M allows: $allowed" || return 1
+	note "madvise host: fixed 2M $(grep -o 'o9=[0-9]*' <<<"$o2"), fixed 64K $(grep -o 'o4=[0-9]*' <<<"$o64"), no policy $(grep -o 'max_order=[0-9]*' <<<"$os"), prctl $(grep -o 'max_order=[0-9]*' <<<"$op"); status allowed: $allowed"
+}
+
 # --- 11: apply, a configuration of cgroup paths and units ----------------------
 
 APPLIED=/run/mthpctl/applied
@@ -1300,7 +1335,7 @@ t_object() {
 
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version probe_cache kill_steps faults apply object)
+all_tests=(auto_sibling auto_pressure replace_detach status refusals races share version probe_cache kill_steps faults madvise_host apply object)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

@@ -24,11 +24,10 @@ struct pf_arg {
 	__u64 size;
 	unsigned int iterations;
 	int fd;
-	const char *cg;		/* the worker's cgroup */
 };
 
-/* What the worker sends back: its time, and the anonymous folios of its
- * cgroup by size (kpageflags) while one more pass is still mapped. */
+/* What the worker sends back: its time, and the folios by size of one
+ * more pass over its mapping, read (pagemap, kpageflags) while mapped. */
 struct pf_result {
 	__u64 ns;
 	struct bench_folios folios;
@@ -64,14 +63,14 @@ static int pf_worker(void *arg)
 			return 1;
 	res.ns = bench_now_ns() - t0;
 	/* untimed: one more pass, its folios read while it is mapped (the
-	 * cgroup's own evidence of the sizes; the mTHP counters are the
+	 * workload's own evidence of the sizes; the mTHP counters are the
 	 * machine's) */
 	p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;
 	for (off = 0; off < a->size; off += 4096)
 		p[off] = 1;
-	if (bench_cg_folios(a->cg, &res.folios))
+	if (bench_self_folios((const void *)p, a->size, &res.folios))
 		return 1;
 	munmap((void *)p, a->size);
 	return write(a->fd, &res, sizeof(res)) == sizeof(res) ? 0 : 1;
@@ -86,7 +85,7 @@ struct pf_run {
 	double ns_page;
 	struct bench_counters delta;
 	struct bench_memstat ms;
-	struct bench_folios folios;	/* the cgroup's, during the last pass */
+	struct bench_folios folios;	/* of the mapping's last pass */
 	bool hook;			/* hook figures below are valid */
 	__u64 calls, run_ns;
 };
@@ -150,7 +149,6 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 		goto out;
 	}
 	a.fd = p[1];
-	a.cg = cg;
 	bench_counters_read(&before);
 	bench_memstat_read(cg, &ms0);
 	pid = bench_spawn(cg, NULL, -1, -1, pf_worker, &a);
@@ -282,7 +280,7 @@ static void pf_json_body(struct jw *w, void *ctx)
 			jw_ku64(w, "hook_calls", c->calls);
 		}
 		bench_json_memstat(w, &c->ms);
-		/* the cgroup's own folios (kpageflags of its process) */
+		/* the workload's own folios (its mapping, kpageflags) */
 		bench_json_folios(w, &c->f);
 		jw_ku64(w, "largest_folio_kb", c->largest_kb);
 		bench_json_counters(w, &c->d);

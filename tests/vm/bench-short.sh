@@ -99,7 +99,7 @@ if run pagefault pagefault --size 16M --iterations 2; then
 	# The evidence is the bench cgroup's own folios (kpageflags of its
 	# process), not the machine's mTHP counters, which others move.
 	check pf2 "$out/pagefault.json" "(f := {x['mode']: x for x in j['modes']}) and f['always']['pmd_bytes'] > 0 and f['always']['largest_folio_kb'] == 2048 and f['never']['largest_folio_kb'] == 4 and {b['size_kb']: b['bytes'] for b in f['never']['folio_bytes']}[4] >= 16 << 20"
-	result "pagefault: the cgroup's folios: always 2M, never none above 4K" $? "unexpected folio sizes (above)"
+	result "pagefault: the workload's folios: always 2M, never none above 4K" $? "unexpected folio sizes (above)"
 fi
 if run pagefault_hook pagefault --size 16M --iterations 2 --modes always,policy --hook-cost; then
 	check pfh "$out/pagefault_hook.json" "(h := j['hook_cost'])['policy_calls'] > 0 and h['floor_calls'] > 0 and h['policy_ns_per_call']['median'] > 0 and h['floor_ns_per_call']['median'] > 0 and isinstance(h['policy_vs_floor']['distinguishable'], bool)"
@@ -109,9 +109,10 @@ fi
 # under a 16K cap; a bad option skips them with attach's reason in the note
 if run pagefault_fixed pagefault --size 16M --iterations 2 --modes never,policy \
 	--policy "fixed --max-size 16K"; then
-	# the policy row's cgroup: 16K folios, none larger (kpageflags)
+	# the policy row's workload (its mapping, in the bench's cgroup): 16K
+	# folios, none larger (pagemap + kpageflags)
 	check pff "$out/pagefault_fixed.json" "[x['mode'] for x in j['modes']] == ['never', 'always+fixed'] and not j['notes'] and j['modes'][1]['largest_folio_kb'] == 16 and {b['size_kb']: b['bytes'] for b in j['modes'][1]['folio_bytes']}[16] >= 8 << 20"
-	result "pagefault --policy 'fixed --max-size 16K': policy rows, the cgroup's folios 16K, none larger" $? "unexpected JSON (above)"
+	result "pagefault --policy 'fixed --max-size 16K': policy rows, the workload's folios 16K, none larger" $? "unexpected JSON (above)"
 fi
 if run pagefault_bad pagefault --size 16M --iterations 2 --modes never,policy \
 	--policy "auto --min-usage 3X"; then

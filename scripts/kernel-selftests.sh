@@ -100,5 +100,22 @@ status=0
 (cd "$out" && "$top/scripts/vm-run.sh" -k "$kdir" -o "$results" -t 1800 -- \
 	./test_progs -v -t "$tests") || status=$?
 log "VM run took $(( $(date +%s) - t0 )) s, whole run $(( $(date +%s) - start )) s"
-[ "$status" = 0 ] && log "selftests passed" || log "selftests FAILED (status $status, logs in $results)"
+# test_progs exits 0 when tests or subtests skip, and when -t matches
+# nothing: here, on the kernel with the series, every named test must run
+# and pass (#N name:OK), and nothing may skip.
+if [ "$status" = 0 ]; then
+	out_log=$results/guest.out
+	summary=$(tr -d '\r' <"$out_log" | grep -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' | tail -n1)
+	if [ -z "$summary" ]; then
+		log "error: no test_progs summary in $out_log"
+		status=1
+	elif ! grep -q ' 0 SKIPPED, 0 FAILED$' <<<"$summary"; then
+		log "error: $summary; skipped: $(tr -d '\r' <"$out_log" | grep -E '^#[0-9/]+ +[^ ]+:SKIP' | tr '\n' ' ')"
+		status=1
+	fi
+	for t in ${tests//,/ }; do
+		tr -d '\r' <"$out_log" | grep -qE "^#[0-9]+ +$t:OK\$" ||
+			{ log "error: test $t did not run and pass (no '#N $t:OK' in $out_log)"; status=1; }
+	done
+fi
 exit "$status"

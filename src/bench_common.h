@@ -154,6 +154,10 @@ void bench_cgstat_read(const char *cg, struct bench_cgstat *s);
  * from /proc/PID/pagemap and /proc/kpageflags (pages shared after fork count
  * once per process). Returns 0 or -errno (no kpageflags: not root). */
 int bench_cg_folios(const char *cg, struct bench_folios *f);
+/* The anonymous folios by size of [addr, addr + len) of this process (its
+ * own pagemap and kpageflags: memory another process faulted, such as what
+ * fork shares, is not in a range the caller mapped after it). */
+int bench_self_folios(const void *addr, size_t len, struct bench_folios *f);
 /* cg's memory.stat keys (NULL: /proc/vmstat). */
 void bench_memstat_read(const char *cg, struct bench_memstat *m);
 

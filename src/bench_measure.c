@@ -188,6 +188,48 @@ out:
 		close(pm);
 }
 
+int bench_self_folios(const void *addr, size_t len, struct bench_folios *f)
+{
+	static struct kpf_cache kc;
+	__u64 ent[PM_CHUNK], va = (unsigned long)addr, end = va + len;
+	int pm, err = 0;
+
+	bench_folios_init(f);
+	kc.fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (kc.fd < 0)
+		return -errno;
+	kc.base = ~0ULL;
+	pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (pm < 0) {
+		err = -errno;
+		goto out;
+	}
+	while (va < end) {
+		size_t want = (end - va) / 4096, i;
+		ssize_t r;
+
+		if (want > PM_CHUNK)
+			want = PM_CHUNK;
+		r = pread(pm, ent, want * 8, va / 4096 * 8);
+		if (r <= 0) {
+			err = r < 0 ? -errno : -EIO;
+			break;
+		}
+		for (i = 0; i < (size_t)r / 8; i++) {
+			bool present = ent[i] & PM_PRESENT;
+			__u64 pfn = ent[i] & PM_PFN_MASK;
+
+			bench_folios_feed(f, present, pfn, present ? kpf_get(&kc, pfn) : 0);
+		}
+		va += (r / 8) * 4096;
+	}
+	bench_folios_flush(f);
+	close(pm);
+out:
+	close(kc.fd);
+	return err;
+}
+
 int bench_cg_folios(const char *cg, struct bench_folios *f)
 {
 	static struct kpf_cache kc;

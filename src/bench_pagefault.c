@@ -26,6 +26,13 @@ struct pf_arg {
 	int fd;
 };
 
+/* What the worker sends back: its time, and the folios by size of one
+ * more pass over its mapping, read (pagemap, kpageflags) while mapped. */
+struct pf_result {
+	__u64 ns;
+	struct bench_folios folios;
+};
+
 static int touch_once(__u64 size)
 {
 	volatile char *p;
@@ -43,8 +50,10 @@ static int touch_once(__u64 size)
 static int pf_worker(void *arg)
 {
 	struct pf_arg *a = arg;
-	__u64 t0, ns;
+	struct pf_result res;
+	volatile char *p;
 	unsigned int i;
+	__u64 t0, off;
 
 	if (touch_once(a->size))	/* warm-up: the page tables, the policy's first sample */
 		return 1;
@@ -52,8 +61,19 @@ static int pf_worker(void *arg)
 	for (i = 0; i < a->iterations; i++)
 		if (touch_once(a->size))
 			return 1;
-	ns = bench_now_ns() - t0;
-	return write(a->fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
+	res.ns = bench_now_ns() - t0;
+	/* untimed: one more pass, its folios read while it is mapped (the
+	 * workload's own evidence of the sizes; the mTHP counters are the
+	 * machine's) */
+	p = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	for (off = 0; off < a->size; off += 4096)
+		p[off] = 1;
+	if (bench_self_folios((const void *)p, a->size, &res.folios))
+		return 1;
+	munmap((void *)p, a->size);
+	return write(a->fd, &res, sizeof(res)) == sizeof(res) ? 0 : 1;
 }
 
 /* Columns: the three modes, then the floor (--hook-cost). */
@@ -65,6 +85,7 @@ struct pf_run {
 	double ns_page;
 	struct bench_counters delta;
 	struct bench_memstat ms;
+	struct bench_folios folios;	/* of the mapping's last pass */
 	bool hook;			/* hook figures below are valid */
 	__u64 calls, run_ns;
 };
@@ -80,6 +101,7 @@ static const char *pf_col_name(int col, const struct bench_opts *o)
 static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 {
 	struct pf_arg a = { .size = o->pf_size, .iterations = o->pf_iterations };
+	struct pf_result res;
 	struct bench_counters before, after;
 	struct bench_memstat ms0, ms1;
 	__u64 c0 = 0, n0 = 0, c1, n1;
@@ -136,7 +158,8 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-pid));
 		goto out;
 	}
-	err = bench_read_full(p[0], &ns, sizeof(ns), o->timeout_ns);
+	err = bench_read_full(p[0], &res, sizeof(res), o->timeout_ns);
+	ns = res.ns;
 	close(p[0]);
 	if (err == -EINTR) {
 		ret = -EINTR;
@@ -151,6 +174,7 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 	bench_counters_delta(&before, &after, &r->delta);
 	bench_memstat_read(cg, &ms1);
 	bench_memstat_delta(&ms0, &ms1, &r->ms);
+	r->folios = res.folios;
 	if (prog_fd >= 0 && !bench_hook_stats(prog_fd, &c1, &n1)) {
 		r->hook = true;
 		r->calls = c1 - c0;
@@ -196,6 +220,8 @@ struct pf_col {
 	__u64 calls;				/* median calls per run */
 	struct bench_memstat ms;
 	struct bench_counters d;
+	struct bench_folios f;			/* median bytes per size */
+	__u32 largest_kb;			/* largest folio of any run, 0: none */
 };
 
 /* What the report of a pagefault run reads. */
@@ -254,6 +280,9 @@ static void pf_json_body(struct jw *w, void *ctx)
 			jw_ku64(w, "hook_calls", c->calls);
 		}
 		bench_json_memstat(w, &c->ms);
+		/* the workload's own folios (its mapping, kpageflags) */
+		bench_json_folios(w, &c->f);
+		jw_ku64(w, "largest_folio_kb", c->largest_kb);
 		bench_json_counters(w, &c->d);
 		jw_obj_close(w);
 	}
@@ -430,7 +459,8 @@ int bench_pagefault(struct bench_opts *o)
 		double cn[PF_MAX_REPEATS];
 		__u64 calls[PF_MAX_REPEATS];
 		struct bench_memstat ms[PF_MAX_REPEATS];
-		int nc = 0;
+		struct bench_folios fo[PF_MAX_REPEATS];
+		int nc = 0, k;
 
 		for (rep = 0; rep < (int)o->repeats; rep++) {
 			struct pf_run *r = &runs[m][rep];
@@ -440,6 +470,10 @@ int bench_pagefault(struct bench_opts *o)
 			nv[rep] = runs[BENCH_NEVER][rep].done ? runs[BENCH_NEVER][rep].ns_page : NAN;
 			cn[rep] = r->done && r->hook && r->calls ? (double)r->run_ns / r->calls : NAN;
 			if (r->done) {
+				for (k = 0; k < BENCH_NR_ORDERS; k++)
+					if (r->folios.bytes[k] && (4U << k) > cols[m].largest_kb)
+						cols[m].largest_kb = 4U << k;
+				fo[cols[m].n] = r->folios;
 				ms[cols[m].n++] = r->ms;
 				if (r->hook)
 					calls[nc++] = r->calls;
@@ -451,6 +485,7 @@ int bench_pagefault(struct bench_opts *o)
 		bench_spread(cn, o->repeats, &cols[m].call_ns);
 		cols[m].calls = bench_median_u64(calls, nc);
 		bench_memstat_median(ms, cols[m].n, &cols[m].ms);
+		bench_folios_median(fo, cols[m].n, &cols[m].f);
 		med_counters(runs[m], o->repeats, &cols[m].d);
 	}
 	/* policy ns/call over floor ns/call, per round */

@@ -353,7 +353,7 @@ double mthpctl_now_ms(void)
 
 void mthpctl_timing(const char *step)
 {
-	static const char *kill_at;
+	static const char *kill_at, *stop_at;
 	static double last;
 	static int on = -1;
 	double now;
@@ -363,11 +363,17 @@ void mthpctl_timing(const char *step)
 
 		on = v && *v && strcmp(v, "0");
 		kill_at = getenv("MTHPCTL_DEBUG_KILL_AT");
+		stop_at = getenv("MTHPCTL_DEBUG_STOP_AT");
 	}
 	/* the crash test (tests/vm/run.sh, kill_steps): die the hardest way
 	 * where a step ends, as a power cut or the OOM killer would */
 	if (kill_at && step && !strcmp(kill_at, step))
 		kill(getpid(), SIGKILL);
+	/* the race tests: stop where a step ends until SIGCONT, so that the
+	 * test changes the world between two steps (e.g. removes the cgroup
+	 * before the link is made) */
+	if (stop_at && step && !strcmp(stop_at, step))
+		kill(getpid(), SIGSTOP);
 	if (!on)
 		return;
 	now = mthpctl_now_ms();

@@ -61,11 +61,34 @@ for cmd in $cmds; do
 	same "$cmd options" "$h" "$m" "$c"
 done
 
-# policies: attach --help, mthpctl-policies(7), completion
-h=$("$bin" attach --help | sed -n 's/.*--policy=NAME *\(.*\)/\1/p' | grep -o 'auto\|fixed\|never' | norm)
-m=$(grep -o '^\(auto\|fixed\|never\)\b' "$top/man/mthpctl-policies.7.rst" | norm)
-c=$(grep -o 'compgen -W "auto fixed never"' "$comp" | grep -o 'auto\|fixed\|never' | norm)
+# policies: the names of the policies the BPF program and mthpctl know
+# (MTHPCTL_POLICY_* of include/mthp_policy.h) and the list in mthpctl's
+# refusal of an unknown policy, against attach --help, the section titles
+# of mthpctl-policies(7)'s DESCRIPTION and the completion; no list of names
+# here, so a policy added to mthpctl and missing from one of them fails
+names() { sed 's/([^)]*)//g; s/,/ /g; s/\bor\b/ /g' | grep -o '[a-z][a-z0-9-]*' | norm; }
+k=$(sed -n 's/^#define MTHPCTL_POLICY_\([A-Z0-9_]*\)[[:space:]].*/\1/p' "$top/include/mthp_policy.h" |
+	tr 'A-Z_' 'a-z-' | norm)
+rc=0
+a=$("$bin" attach --cgroup "$tmp/no-such-cgroup" --policy=no-such-policy 2>&1 >/dev/null) || rc=$?
+[ "$rc" = 1 ] || { echo "attach --policy=no-such-policy: exit $rc, not 1 (usage): $a"; fail=1; }
+a=$(sed -n "s/.*unknown policy 'no-such-policy' (use \(.*\))\$/\1/p" <<<"$a" | names)
+h=$("$bin" attach --help | sed -n 's/.*--policy=NAME *\(.*\)/\1/p' | names)
+m=$(section "$top/man/mthpctl-policies.7.rst" DESCRIPTION '[A-Z][A-Z ]*' |
+	awk 'prev != "" && /^-+$/ { split(prev, w, " "); print w[1] } { prev = $0 }' | norm)
+c=$(sed -n '/--policy|-P)/{n;p}' "$comp" | sed -n 's/.*compgen -W "\([^"]*\)".*/\1/p' | norm)
 same policies "$h" "$m" "$c"
+if [ -z "$k" ] || [ "$k" != "$h" ] || [ "$a" != "$h" ]; then
+	echo "MISMATCH: policies of include/mthp_policy.h: $k; in mthpctl's refusal: $a; attach --help: $h"
+	fail=1
+fi
+for p in $k; do	# each one accepted by name
+	out=$("$bin" attach --cgroup "$tmp/no-such-cgroup" --policy="$p" 2>&1) || :
+	if grep -q 'unknown policy' <<<"$out"; then
+		echo "MISMATCH: attach refuses --policy=$p"
+		fail=1
+	fi
+done
 
 # --cgroup of detach and status: the cgroups with a policy, from `mthpctl -j
 # status` (here a stand-in printing what status prints: a removed cgroup's

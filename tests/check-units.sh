@@ -7,8 +7,9 @@
 #                                drop-in apply writes for a unit target (the
 #                                unit tests check that it is apply's text)
 # Fails on any message: systemd-analyze exits 0 on an unknown key, and a
-# "-" command prefix hides a missing executable. Skips, saying so, when
-# systemd-analyze is missing (Debian: package systemd).
+# "-" command prefix hides a missing executable. Fails when
+# systemd-analyze is missing (Debian: package systemd): nothing verified is
+# not a pass.
 #   tests/check-units.sh /abs/path/to/mthpctl
 set -euo pipefail
 
@@ -16,8 +17,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:?usage: check-units.sh /abs/path/to/mthpctl}
 [ "${bin#/}" != "$bin" ] && [ -x "$bin" ] || { echo "check-units: $bin is not an executable absolute path" >&2; exit 1; }
 if ! command -v systemd-analyze >/dev/null; then
-	echo "check-units: SKIPPED: systemd-analyze not found (scripts/install-deps.sh installs package systemd)"
-	exit 0
+	echo "check-units: FAILED: systemd-analyze not found, nothing verified (scripts/install-deps.sh installs package systemd)" >&2
+	exit 1
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

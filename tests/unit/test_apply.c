@@ -137,13 +137,21 @@ static void spec_build(void **state)
 	assert_int_equal(mthpctl_policy_build(&s, TOP, PAGE, "--", &p, e, sizeof(e), &f), 0);
 	assert_int_equal(f, MTHPCTL_SPEC_NONE);
 	assert_int_equal(p.policy, MTHPCTL_POLICY_FIXED);
-	q = p;
+	/* a second build of the same spec is equal (not a copy of p) */
+	memset(&q, 0x5a, sizeof(q));
+	assert_int_equal(mthpctl_policy_build(&s, TOP, PAGE, "--", &q, e, sizeof(e), NULL), 0);
 	assert_true(mthpctl_params_equal(&p, &q));
-	q.max_order = 5;
-	assert_false(mthpctl_params_equal(&p, &q));
-	q = p;
-	q.top_order = 10;	/* another kernel's PMD size: another policy */
-	assert_false(mthpctl_params_equal(&p, &q));
+	/* any one field changed: not equal (top_order: another kernel's PMD
+	 * size, another policy) */
+	q = p; q.magic ^= 1; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.policy = MTHPCTL_POLICY_AUTO; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.max_order = 5; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.top_order = 10; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.window_ns += 1; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.threshold_ns += 1; assert_false(mthpctl_params_equal(&p, &q));
+	q = p; q.min_usage += 1; assert_false(mthpctl_params_equal(&p, &q));
+	_Static_assert(sizeof(struct mthpctl_params) == 4 * 4 + 3 * 8,
+		       "a field of mthpctl_params without an inequality test above");
 	/* attach's wording, with -- */
 	s = (struct mthpctl_policy_spec){ .threshold = "2s" };
 	assert_int_equal(mthpctl_policy_build(&s, TOP, PAGE, "--", &p, e, sizeof(e), &f), MTHPCTL_EXIT_USAGE);

@@ -15,6 +15,7 @@ static void naming(void **state)
 	assert_int_equal(mthpctl_pin_path("/r/cg-1", "link", b, sizeof(b)), 0);
 	assert_string_equal(b, "/r/cg-1/link");
 	assert_int_equal(mthpctl_pin_path("/r/cg-1", "totals", b, sizeof(b)), 0);
+	assert_string_equal(b, "/r/cg-1/totals");
 	assert_int_equal(mthpctl_pin_path("/r/cg-1", "object", b, sizeof(b)), 0);
 	assert_string_equal(b, "/r/cg-1/object");
 	assert_int_equal(mthpctl_pin_path("/r/cg-1", "bogus", b, sizeof(b)), -EINVAL);

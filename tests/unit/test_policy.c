@@ -27,18 +27,45 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 	return mthpctl_update(p, s, &x);
 }
 
+/* Does the BPF program (bpf/mthp.bpf.c: choose_slow(), choose_orders())
+ * pass a mapping for this call? The auto policy's page faults always get
+ * one (vma_info() of the faulting VMA, which is never NULL); every other
+ * call gets NULL. The tests give mthpctl_orders() only such inputs. */
+static int bpf_passes_vma(const struct mthpctl_params *p, __u32 tva)
+{
+	return p->policy == MTHPCTL_POLICY_AUTO && tva == MTHPCTL_TVA_PAGEFAULT;
+}
+
 /* The anonymous orders allowed for a call of type tva offering all of
- * them, by a process vma (NULL: unknown). */
+ * them, by a process vma (NULL where the BPF program passes none). */
 static __u64 fault_of(const struct mthpctl_params *p, const struct mthpctl_state *s,
 		      __u32 tva, const struct mthpctl_vma_info *vma, __u32 *reason)
 {
+	assert_int_equal(vma != NULL, bpf_passes_vma(p, tva));
 	return ALL_ANON & mthpctl_orders(p, s, tva, ALL_ANON, vma, reason);
 }
 
+/* A small process (1 MiB of anonymous memory, under
+ * MTHPCTL_SMALL_PROC_BYTES) faulting in a dense 8 MiB mapping, and a large
+ * one (8 MiB in a 16 MiB mapping: dense, not small). */
+static const struct mthpctl_vma_info small_proc_vma = { .vma_bytes = 8 * MB,
+							.mm_anon_bytes = 1 * MB };
+static const struct mthpctl_vma_info large_proc_vma = { .vma_bytes = 16 * MB,
+							.mm_anon_bytes = 8 * MB };
+
+/* A call of type tva by the small process (the mapping only where the BPF
+ * program passes one). */
 static __u64 fault(const struct mthpctl_params *p, const struct mthpctl_state *s,
 		   __u32 tva, __u32 *reason)
 {
-	return fault_of(p, s, tva, NULL, reason);
+	return fault_of(p, s, tva, bpf_passes_vma(p, tva) ? &small_proc_vma : NULL, reason);
+}
+
+/* A page fault of the large process. */
+static __u64 fault_large(const struct mthpctl_params *p, const struct mthpctl_state *s,
+			 __u32 *reason)
+{
+	return fault_of(p, s, MTHPCTL_TVA_PAGEFAULT, &large_proc_vma, reason);
 }
 
 static void no_sample_is_4k(void **state)
@@ -64,11 +91,13 @@ static void first_sample_usage_rule(void **state)
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 	assert_true(s.stall_rate_ns == 0);
-	/* a small cgroup: 4K */
+	/* a small cgroup: 4K for its small processes, not for a large one */
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 15), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault_large(&auto_p, &s, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
 	/* exactly the minimum is enough */
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(feed(&auto_p, &s, 1000, 0, 16), MTHPCTL_REASON_NONE);
@@ -411,18 +440,30 @@ static void sample_interval(void **state)
 	assert_true(s.stall_rate_ns == 100 * MS && s.pressure);
 }
 
-static void low_usage_wins_over_pressure(void **state)
+/* A small cgroup under pressure: its small processes get 4 KiB (low
+ * usage), a large process the pressure's rung; once the cgroup is not
+ * small, every process gets the rung. */
+static void small_cgroup_under_pressure(void **state)
 {
 	struct mthpctl_state s = {};
 	__u32 r;
 
 	feed(&auto_p, &s, 1000, 0, 8);
-	/* both: the stronger restriction (4K) */
 	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(s.pressure);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault_large(&auto_p, &s, &r) == 0x4);	/* rung 2: 16K */
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	/* khugepaged: the small cgroup's 4 KiB */
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
 	assert_int_equal(feed(&auto_p, &s, 3000, 1000, 72), MTHPCTL_REASON_PRESSURE);
-	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);	/* rung 0 now */
+	assert_true(s.rung == 0);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	assert_true(fault_large(&auto_p, &s, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
 }
 
 /* While the cgroup is small, only a small process gets 4 KiB: a process
@@ -448,7 +489,7 @@ static void small_process_rule(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &big_sparse, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
-	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_proc, &r) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, NULL, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
 	/* small and under pressure: a large process gets the rung (16K) */
 	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
@@ -497,7 +538,7 @@ static void auto_with_cap(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_CAP);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == 0x1c);
 	/* nothing above the cap offered: not a fallback */
-	assert_true(mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0x1c, NULL, &r) & 0x1c);
+	assert_true(mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, 0x1c, &small_proc_vma, &r) & 0x1c);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
@@ -601,7 +642,9 @@ static void memo_composition(void **state)
 	const struct mthpctl_vma_info edge = { .vma_bytes = 64 * MB,
 					       .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES };
 	const struct mthpctl_vma_info tiny = { .vma_bytes = 1 * MB, .mm_anon_bytes = 1 * MB };
-	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny };
+	/* a VMA without an mm: vma_info() reads 0 anonymous bytes */
+	const struct mthpctl_vma_info no_mm = { .vma_bytes = 64 * MB, .mm_anon_bytes = 0 };
+	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny, &no_mm };
 	struct mthpctl_state states[10];
 	__u32 c, i, tva, o, v, pol;
 	int n = 0;
@@ -639,10 +682,13 @@ static void memo_composition(void **state)
 			__u32 r_ref, r_new, why, top;
 			__u64 word, serial = 0x123456789ULL + i;
 			__u32 gen = (c + 1) * MTHPCTL_MEMO_GEN_STEP;
-			__u64 a_ref = ref_orders(&p, &states[i], tva, offers[o], vmas[v], &r_ref);
-			__u64 a_new = mthpctl_orders(&p, &states[i], tva, offers[o], vmas[v], &r_new);
-			__u64 a_memo;
+			__u64 a_ref, a_new, a_memo;
 
+			/* only the inputs the BPF program passes */
+			if ((vmas[v] != NULL) != bpf_passes_vma(&p, tva))
+				continue;
+			a_ref = ref_orders(&p, &states[i], tva, offers[o], vmas[v], &r_ref);
+			a_new = mthpctl_orders(&p, &states[i], tva, offers[o], vmas[v], &r_new);
 			assert_true(a_new == a_ref);
 			assert_int_equal(r_new, r_ref);
 			if (pol != MTHPCTL_POLICY_AUTO || tva != MTHPCTL_TVA_PAGEFAULT)
@@ -651,9 +697,13 @@ static void memo_composition(void **state)
 			 * through the memo word */
 			top = mthpctl_auto_top(&p, &states[i], &why);
 			word = mthpctl_auto_memo(&p, &states[i], mthpctl_memo_tag(serial, gen));
-			assert_true(word == mthpctl_memo_word(mthpctl_memo_tag(serial, gen), top, why,
-							      mthpctl_small_limit(&states[i])));
+			/* the word answers this cgroup at this generation only */
 			assert_true(mthpctl_memo_hit(word, mthpctl_memo_tag(serial, gen)));
+			assert_false(mthpctl_memo_hit(word, mthpctl_memo_tag(serial + 1, gen)));
+			assert_false(mthpctl_memo_hit(word, mthpctl_memo_tag(serial,
+									     gen + MTHPCTL_MEMO_GEN_STEP)));
+			/* and decodes to the state's answer */
+			assert_true(mthpctl_memo_allow(word) == mthpctl_cap_mask(top));
 			assert_int_equal(mthpctl_memo_why(word), why);
 			assert_true(mthpctl_memo_small(word) == mthpctl_small_limit(&states[i]));
 			a_memo = mthpctl_memo_allow(word);
@@ -800,7 +850,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
-		cmocka_unit_test(sample_interval), cmocka_unit_test(low_usage_wins_over_pressure),
+		cmocka_unit_test(sample_interval), cmocka_unit_test(small_cgroup_under_pressure),
 		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),

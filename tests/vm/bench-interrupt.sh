@@ -32,14 +32,23 @@ interrupt() {
 	local before=$(bench_settings)
 	"$M" bench "$@" >"$out/$name.out" 2>"$out/$name.err" &
 	pid=$!
+	local is_ready=0
 	for i in $(seq 300); do		# up to 60 s for the workload to start
-		eval "$ready" && break
+		eval "$ready" && { is_ready=1; break; }
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.2
 	done
 	sleep 2
 	if ! kill -0 $pid 2>/dev/null; then
 		result "$name: still running when signalled" 1 "it ended early: $(tail -n 3 "$out/$name.err")"
+		return
+	fi
+	# signalled only in the state the test names (the condition holds
+	# still, right before the signal); else a failure, not a pass
+	if [ $is_ready = 0 ] || ! eval "$ready"; then
+		result "$name: in the state to interrupt ($ready)" 1 \
+			"$([ $is_ready = 0 ] && echo "not within 60 s" || echo "no longer, 2 s later"): $(tail -n 3 "$out/$name.err")"
+		kill -INT $pid; wait $pid
 		return
 	fi
 	echo "#   $name: state while running: cgroups $(find "$BENCH_CG" -mindepth 1 -type d 2>/dev/null | tr "\n" " ")" \
@@ -68,17 +77,20 @@ interrupt() {
 	result "$name: partial results printed" $? "no partial table on stdout"
 }
 
-modes=always
-"$M" status -j 2>/dev/null | grep -q '"bpf_mthp_ops": *true' && modes=policy
+# The VM's kernel has the series: the policy modes run, never skipped
+# (without bpf_mthp_ops the run fails here).
+modes=policy
+st=$("$M" -j status 2>&1)
+jq -e '.kernel.bpf_mthp_ops == true' <<<"$st" >/dev/null
+result "the kernel has bpf_mthp_ops" $? "mthpctl -j status: $st"
 interrupt redis INT 'pgrep -x redis-benchmark >/dev/null' \
 	redis --modes "$modes" --keys 200000 --requests 200000 --high 64M --repeats 2 --port 16392
 # --hook-cost: bpf_stats_enabled goes back to 0, no floor or policy link left
-if [ "$modes" = policy ]; then
-	interrupt pagefault_hook INT '[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 ] && [ -n "$(ls "$PINS" 2>/dev/null)" ]' \
-		pagefault --modes policy --hook-cost --size 64M --iterations 100000 --repeats 2
-fi
+interrupt pagefault_hook INT '[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 ] && [ -n "$(ls "$PINS" 2>/dev/null)" ]' \
+	pagefault --modes policy --hook-cost --size 64M --iterations 100000 --repeats 2
 # the small processes hold their memory only briefly; the large one runs on
-interrupt sparse TERM '[ -s "$BENCH_CG"/sparse/large/cgroup.procs ]' \
+# (cgroup.procs has size 0 in stat: read it, [ -s ] is never true)
+interrupt sparse TERM '[ -n "$(cat "$BENCH_CG"/sparse/large/cgroup.procs 2>/dev/null)" ]' \
 	sparse --procs 4 --map-size 64M --stride 64K --dense-size 256M --dense-passes 100 --repeats 2
 
 echo "$passed passed, $failed failed"

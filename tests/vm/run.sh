@@ -1109,22 +1109,30 @@ t_faults() {
 # policy's cap; a sibling without a policy gets 4 KiB pages; a process
 # with PR_SET_THP_DISABLE in the granting cgroup gets 4 KiB pages (the
 # prctl is a hard limit); status counts the madvise sizes as allowed.
+thp_all() {	# MODE: every size and the top level
+	local f
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		[ -f "$f" ] && echo "$1" >"$f" 2>/dev/null
+	done
+}
+
 t_madvise_host() {
-	local f g2 g64 s out o2 o64 os op allowed
-	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
-		[ -f "$f" ] && echo madvise >"$f" 2>/dev/null
-	done
+	local g2 g64 s o2= o64= os= op= allowed= err=
 	g2=$(mkcg grant-2m) && g64=$(mkcg grant-64k) && s=$(mkcg no-policy) || return 1
-	"$M" attach --cgroup "$g2" fixed --max-size 2M >/dev/null || fail "attach fixed 2M" || return 1
-	"$M" attach --cgroup "$g64" fixed --max-size 64K >/dev/null || fail "attach fixed 64K" || return 1
-	o2=$("$H/faulter" -c "$g2" -s 8 | grep '^probe=') || fail "faulter in grant-2m" || return 1
-	o64=$("$H/faulter" -c "$g64" -s 8 | grep '^probe=') || fail "faulter in grant-64k" || return 1
-	os=$("$H/faulter" -c "$s" -s 8 | grep '^probe=') || fail "faulter in no-policy" || return 1
-	op=$("$H/faulter" -c "$g2" -s 8 -P | grep '^probe=') || fail "faulter -P in grant-2m" || return 1
-	allowed=$("$M" -j status --cgroup "$g2" | jq -c '.policies[0].allowed_sizes_kb')
-	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
-		[ -f "$f" ] && echo always >"$f" 2>/dev/null
-	done
+	thp_all madvise
+	# measured first, the host put back before any check can return
+	if ! "$M" attach --cgroup "$g2" --policy fixed --max-size 2M >/dev/null ||
+	   ! "$M" attach --cgroup "$g64" --policy fixed --max-size 64K >/dev/null; then
+		err="attach fixed 2M / 64K"
+	else
+		o2=$("$H/faulter" -c "$g2" -s 8 | grep '^probe=')
+		o64=$("$H/faulter" -c "$g64" -s 8 | grep '^probe=')
+		os=$("$H/faulter" -c "$s" -s 8 | grep '^probe=')
+		op=$("$H/faulter" -c "$g2" -s 8 -P | grep '^probe=')
+		allowed=$("$M" -j status --cgroup "$g2" | jq -c '.policies[0].allowed_sizes_kb')
+	fi
+	thp_all always
+	[ -z "$err" ] || fail "$err" || return 1
 	[[ $o2 == *" max_order=9 "* && $o2 == *" o9=2048 "* ]] ||
 		fail "fixed 2M on a madvise host, no madvise(): want all 2048 pages in 2M folios: $o2" || return 1
 	[[ $o64 == *" max_order=4 "* && $o64 == *" o4=2048 "* ]] ||

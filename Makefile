@@ -283,8 +283,8 @@ check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots 
 demo: mthpctl vm-tests
 	$(Q)scripts/demo.sh
 
-# The standard benchmark set in the VM on the patched kernel (long under TCG:
-# see README.md); BENCH_REPEATS=N (default 3), results and plots in
+# The standard benchmark set in the VM on the patched kernel (~20 min under TCG:
+# see mthpctl-bench(8)); BENCH_REPEATS=N (default 3), results and plots in
 # .output/bench/; the demo's helpers (vm-tests) record its timeline.
 bench: mthpctl vm-tests
 	$(Q)scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))

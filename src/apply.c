@@ -167,15 +167,13 @@ static int execute(struct run *r)
 	size_t i, nn = 0;
 	bool stopped = false;
 	int ret = 0, err;
+	/* in JSON the error goes into apply's one object */
+	const struct mthpctl_err_sink into_report = { r->error, sizeof(r->error) };
+	const struct mthpctl_err_sink *sink = g.json ? &into_report : NULL;
 
 	next = calloc(r->nact + r->na + 1, sizeof(*next));
 	if (!next)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory");
-	/* in JSON the error goes into apply's one object */
-	if (g.json) {
-		g.error_buf = r->error;
-		g.error_len = sizeof(r->error);
-	}
 	for (i = 0; i < r->nact; i++) {
 		const struct mthpctl_action *a = &r->act[i];
 		const struct mthpctl_want *w = a->want >= 0 ? &r->want[a->want] : NULL;
@@ -193,7 +191,7 @@ static int execute(struct run *r)
 		case MTHPCTL_ACT_REPLACE:
 			ret = mthpctl_attach(w->cgroup, &w->params,
 					     (a->kind == MTHPCTL_ACT_REPLACE ? MTHPCTL_ATTACH_REPLACE : 0) |
-					     (w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res);
+					     (w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res, sink);
 			if (!ret)
 				rec->link_id = res.link_id;
 			break;
@@ -201,14 +199,14 @@ static int execute(struct run *r)
 			rec->link_id = r->have[a->have].link_id;
 			break;
 		case MTHPCTL_ACT_DETACH:
-			ret = mthpctl_detach_id(old->cgroup_id, old->target);
+			ret = mthpctl_detach_id(old->cgroup_id, old->target, sink);
 			break;
 		case MTHPCTL_ACT_FORGET:
 			/* the pins of a link whose cgroup is gone: removed
 			 * (a pin directory of another cgroup is not apply's) */
 			if (!mthpctl_pin_dir(MTHPCTL_PIN_ROOT, old->cgroup_id, NULL, pin, sizeof(pin)) &&
 			    !access(pin, F_OK))
-				mthpctl_detach_id(old->cgroup_id, old->target);
+				mthpctl_detach_id(old->cgroup_id, old->target, sink);
 			break;
 		default:
 			break;
@@ -242,7 +240,6 @@ static int execute(struct run *r)
 	}
 	err = apply_write_state(next, nn);
 	free(next);
-	g.error_buf = NULL;
 	if (err && !ret)
 		ret = r->error_code = mthpctl_error(MTHPCTL_EXIT_FAIL, "policies applied, but writing %s failed: %s",
 						    MTHPCTL_STATE_FILE, strerror(-err));
@@ -282,9 +279,9 @@ int cmd_apply(int argc, char **argv)
 	ret = apply_read_config(a.config, &r.cfg);
 	if (ret)
 		goto out;
-	ret = mthpctl_check_caps();
+	ret = mthpctl_check_caps(NULL);
 	if (!ret)
-		ret = mthpctl_check_bpffs();
+		ret = mthpctl_check_bpffs(NULL);
 	if (ret)
 		goto out;
 	if (a.unit) {

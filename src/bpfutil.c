@@ -194,7 +194,7 @@ static bool has_cap(const struct __user_cap_data_struct *d, int cap)
 	return d[cap / 32].effective & (1U << (cap % 32));
 }
 
-int mthpctl_check_caps(void)
+int mthpctl_check_caps(const struct mthpctl_err_sink *sink)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
@@ -202,24 +202,24 @@ int mthpctl_check_caps(void)
 	int last = 0;
 
 	if (syscall(SYS_capget, &h, d))
-		return mthpctl_error(MTHPCTL_EXIT_PERM, "cannot read capabilities: %s (run as root)",
-				     strerror(errno));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM, "cannot read capabilities: %s (run as root)",
+				    strerror(errno));
 	if (mthpctl_read_file("/proc/sys/kernel/cap_last_cap", buf, sizeof(buf)) > 0)
 		last = atoi(buf);
 	if (!has_cap(d, CAP_SYS_ADMIN) || (last >= CAP_BPF && !has_cap(d, CAP_BPF)))
-		return mthpctl_error(MTHPCTL_EXIT_PERM,
-				     "needs CAP_SYS_ADMIN and CAP_BPF (run as root, e.g. with sudo)");
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM,
+				    "needs CAP_SYS_ADMIN and CAP_BPF (run as root, e.g. with sudo)");
 	return 0;
 }
 
-int mthpctl_check_bpffs(void)
+int mthpctl_check_bpffs(const struct mthpctl_err_sink *sink)
 {
 	struct statfs s;
 
 	if (statfs(MTHPCTL_BPFFS, &s) || (unsigned long)s.f_type != MTHPCTL_BPFFS_MAGIC)
-		return mthpctl_error(MTHPCTL_EXIT_BPFFS,
-				     "bpffs is not mounted at %s (mount -t bpf bpf %s)",
-				     MTHPCTL_BPFFS, MTHPCTL_BPFFS);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_BPFFS,
+				    "bpffs is not mounted at %s (mount -t bpf bpf %s)",
+				    MTHPCTL_BPFFS, MTHPCTL_BPFFS);
 	return 0;
 }
 

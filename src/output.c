@@ -12,17 +12,14 @@ void mthpctl_json_begin(void)
 	jw_init(&g.jw, stdout, g.pretty);
 }
 
-int mthpctl_error(int code, const char *fmt, ...)
+static int report_error(const struct mthpctl_err_sink *sink, int code, const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (g.error_buf) {
-		/* a command that reports the error inside its own output */
-		snprintf(g.error_buf, g.error_len, "%s", msg);
+	if (sink) {
+		/* a caller that reports the error inside its own output */
+		snprintf(sink->msg, sink->len, "%s", msg);
 	} else if (g.json) {
 		struct jw w;
 
@@ -35,6 +32,26 @@ int mthpctl_error(int code, const char *fmt, ...)
 	} else {
 		fprintf(stderr, "mthpctl: error: %s\n", msg);
 	}
+	return code;
+}
+
+int mthpctl_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = report_error(NULL, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = report_error(sink, code, fmt, ap);
+	va_end(ap);
 	return code;
 }
 

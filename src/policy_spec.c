@@ -2,10 +2,12 @@
 /*
  * A policy's options (strings as typed) into its parameters, with the
  * refusal of a bad value as one line naming the fix. Pure: attach calls it
- * with its command line, apply with each section of its configuration.
+ * with its command line, apply with each section of its configuration,
+ * bench with the words of its --policy (mthpctl_policy_spec_words()).
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +27,83 @@ static int pick_policy(const char *name, __u32 *policy)
 			n++;
 		}
 	return n == 1 ? 0 : -EINVAL;
+}
+
+/* attach's options of a built-in policy, as bench's --policy words give them */
+static const struct {
+	const char *name;
+	size_t field;		/* offsetof the spec's string; or flag */
+	unsigned int flag;	/* a switch: the MTHPCTL_ATTACH_* flag */
+} word_opts[] = {
+	{ "threshold", offsetof(struct mthpctl_policy_spec, threshold), 0 },
+	{ "window", offsetof(struct mthpctl_policy_spec, window), 0 },
+	{ "min-usage", offsetof(struct mthpctl_policy_spec, min_usage), 0 },
+	{ "max-size", offsetof(struct mthpctl_policy_spec, max_size), 0 },
+	{ "private", 0, MTHPCTL_ATTACH_PRIVATE },
+	{ "replace", 0, MTHPCTL_ATTACH_REPLACE },
+};
+#define NR_WORD_OPTS (int)(sizeof(word_opts) / sizeof(word_opts[0]))
+
+/* The option whose name (or a unique prefix of it) is the n bytes at name:
+ * its index, or -1. */
+static int word_opt(const char *name, size_t n)
+{
+	int i, found = -1;
+
+	for (i = 0; i < NR_WORD_OPTS; i++) {
+		if (strncmp(word_opts[i].name, name, n))
+			continue;
+		if (strlen(word_opts[i].name) == n)
+			return i;
+		found = found == -1 ? i : -2;
+	}
+	return found < 0 ? -1 : found;
+}
+
+int mthpctl_policy_spec_words(char *const words[], int nw, struct mthpctl_policy_spec *s,
+			      unsigned int *flags, char *err, size_t len)
+{
+	int i, k;
+
+	memset(s, 0, sizeof(*s));
+	*flags = 0;
+	if (nw < 1 || words[0][0] == '-') {
+		snprintf(err, len, "a policy is NAME [attach options], e.g. \"auto\"");
+		return MTHPCTL_EXIT_USAGE;
+	}
+	s->policy = words[0];
+	for (i = 1; i < nw; i++) {
+		const char *w = words[i], *eq, *value;
+
+		if (strncmp(w, "--", 2) || !w[2]) {
+			snprintf(err, len, "unexpected argument '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		eq = strchr(w + 2, '=');
+		k = word_opt(w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2));
+		if (k < 0) {
+			snprintf(err, len, "unrecognized option or missing argument: '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		if (word_opts[k].flag) {
+			if (eq) {
+				snprintf(err, len, "--%s takes no value: '%s'", word_opts[k].name, w);
+				return MTHPCTL_EXIT_USAGE;
+			}
+			*flags |= word_opts[k].flag;
+			continue;
+		}
+		if (eq) {
+			value = eq + 1;
+		} else if (i + 1 < nw) {
+			value = words[++i];
+		} else {
+			snprintf(err, len, "unrecognized option or missing argument: '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		*(const char **)((char *)s + word_opts[k].field) = value;
+	}
+	return 0;
 }
 
 __attribute__((format(printf, 5, 6)))

@@ -94,8 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --modes '%s' (a list of always, never, policy)", arg);
 		break;
 	case OPT_POLICY:
-		o->policy_spec = strdup(arg);
-		n = bench_split_words(o->policy_spec, o->policy_words, BENCH_MAX_POLICY_WORDS);
+		o->policy_text = arg;
+		n = bench_split_words(strdup(arg), o->policy_words, BENCH_MAX_POLICY_WORDS);
 		if (n <= 0 || o->policy_words[0][0] == '-')
 			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\")", arg);
 		o->nr_policy_words = n;
@@ -213,9 +213,13 @@ int cmd_bench(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	if (!o.nr_policy_words) {
+		o.policy_text = auto_spec;
 		o.policy_words[0] = auto_spec;
 		o.nr_policy_words = 1;
 	}
+	/* a refusal skips the policy rows with a note (bench_policy_attach_opts) */
+	mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy, &o.policy_flags,
+				  o.policy_refused, sizeof(o.policy_refused));
 	if (!strcmp(o.which, "redis"))
 		return bench_redis(&o);
 	if (!strcmp(o.which, "pagefault"))

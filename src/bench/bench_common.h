@@ -17,6 +17,7 @@
 #include <linux/types.h>
 
 #include "bench_calc.h"
+#include "mthpctl.h"
 #include "sysfs.h"
 
 #define BENCH_DEFAULT_CGROUP	"/sys/fs/cgroup/mthpctl-bench"
@@ -25,9 +26,15 @@
 struct bench_opts {
 	const char *which;		/* redis, pagefault, sparse */
 	unsigned int modes;		/* 1 << enum bench_mode */
-	char *policy_spec;		/* "auto --threshold 50ms" */
-	char *policy_words[BENCH_MAX_POLICY_WORDS];
+	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
+	char *policy_words[BENCH_MAX_POLICY_WORDS];	/* split, in a copy */
 	int nr_policy_words;
+	/* the words read (mthpctl_policy_spec_words()), or why they are none:
+	 * then the policy rows are skipped with that note, as for a value
+	 * attach refuses */
+	struct mthpctl_policy_spec policy;
+	unsigned int policy_flags;	/* MTHPCTL_ATTACH_* */
+	char policy_refused[256];
 	unsigned int repeats;
 	const char *cgroup;
 	bool quiet;
@@ -113,13 +120,13 @@ int bench_cg_create(const char *name, char *path, size_t len);
 int bench_cg_remove(const char *path);
 int bench_cg_write(const char *cg, const char *file, const char *value);
 
-/* Attach the configured policy to cg with attach's own code, in this
- * process. Returns 0 or attach's exit code, why in note (nothing printed:
- * the report carries it). */
-int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
-/* The same with explicit words: {"fixed", "--max-size", "16K"} (the policy
- * name, then attach's options; read by attach's parser). */
-int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
+/* Attach the policy of spec (flags: MTHPCTL_ATTACH_*) to cg with attach's
+ * own code, in this process. Returns 0 or attach's exit code, why in note
+ * (nothing printed: the report carries it). */
+int bench_policy_attach(const struct mthpctl_policy_spec *spec, unsigned int flags, const char *cg,
+			char *note, size_t len);
+/* The same for --policy (o->policy). */
+int bench_policy_attach_opts(const struct bench_opts *o, const char *cg, char *note, size_t len);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over
  * CPUs): what it decided during a run. 0 or -errno. */

@@ -124,12 +124,13 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 	}
 	if (mode == BENCH_POLICY) {
 		if (col >= BENCH_NR_MODES) {
-			char *w[] = { "fixed", "--max-size", c->cap_size[col - BENCH_NR_MODES] };
+			const struct mthpctl_policy_spec cap = {
+				.policy = "fixed", .max_size = c->cap_size[col - BENCH_NR_MODES],
+			};
 
-			err = bench_policy_attach_words(w, 3, cg, c->policy_note,
-							sizeof(c->policy_note));
+			err = bench_policy_attach(&cap, 0, cg, c->policy_note, sizeof(c->policy_note));
 		} else {
-			err = bench_policy_attach(o, cg, c->policy_note, sizeof(c->policy_note));
+			err = bench_policy_attach_opts(o, cg, c->policy_note, sizeof(c->policy_note));
 		}
 		if (err) {
 			c->policy_skip = true;

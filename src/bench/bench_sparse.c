@@ -111,7 +111,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		goto out;
 	}
 	if (mode == BENCH_POLICY &&
-	    bench_policy_attach(o, parent, policy_note, sizeof(policy_note))) {
+	    bench_policy_attach_opts(o, parent, policy_note, sizeof(policy_note))) {
 		policy_skip = true;
 		fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
 		goto out;
@@ -214,7 +214,7 @@ static void sp_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "dense_size", o->sp_dense_size);
 	jw_ku64(w, "dense_passes", o->sp_dense_passes);
 	jw_ku64(w, "repeats", o->repeats);
-	jw_kstr(w, "policy", o->policy_words[0]);
+	jw_kstr(w, "policy", o->policy_text);
 }
 
 static void sp_json_body(struct jw *w, void *ctx)

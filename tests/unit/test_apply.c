@@ -154,6 +154,41 @@ static void spec_build(void **state)
 	assert_string_equal(e, "unknown policy '' (use auto, fixed or never)");
 }
 
+/* bench's --policy words: attach's options of a built-in policy, typed */
+static void spec_words(void **state)
+{
+	char *ok[] = { "auto", "--threshold", "50ms", "--window=500ms", "--min", "0", "--priv" };
+	char *cap[] = { "fixed", "--max-size", "16K", "--replace" };
+	char *bad[][2] = {
+		{ "auto", "--cgroup" },		/* not a policy option */
+		{ "auto", "--max-size" },	/* its value missing */
+		{ "auto", "--private=1" },	/* a switch with a value */
+		{ "auto", "extra" },		/* a word that is no option */
+		{ "auto", "--m" },		/* ambiguous: min-usage, max-size */
+	};
+	struct mthpctl_policy_spec s;
+	unsigned int flags;
+	char e[256];
+	size_t i;
+
+	assert_int_equal(mthpctl_policy_spec_words(ok, 7, &s, &flags, e, sizeof(e)), 0);
+	assert_string_equal(s.policy, "auto");
+	assert_string_equal(s.threshold, "50ms");
+	assert_string_equal(s.window, "500ms");
+	assert_string_equal(s.min_usage, "0");
+	assert_null(s.max_size);
+	assert_int_equal(flags, MTHPCTL_ATTACH_PRIVATE);
+	assert_int_equal(mthpctl_policy_spec_words(cap, 4, &s, &flags, e, sizeof(e)), 0);
+	assert_string_equal(s.max_size, "16K");
+	assert_int_equal(flags, MTHPCTL_ATTACH_REPLACE);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(mthpctl_policy_spec_words(bad[i], 2, &s, &flags, e, sizeof(e)),
+				 MTHPCTL_EXIT_USAGE);
+	assert_string_equal(e, "unrecognized option or missing argument: '--m'");
+	assert_int_equal(mthpctl_policy_spec_words(&cap[1], 1, &s, &flags, e, sizeof(e)),
+			 MTHPCTL_EXIT_USAGE);
+}
+
 static void dir_order(void **state)
 {
 	char a[] = "20-b.conf", b[] = ".hidden.conf", c[] = "10-a.conf", d[] = "x.conf~",
@@ -321,6 +356,7 @@ int run_apply_tests(void)
 		cmocka_unit_test(conf_good),
 		cmocka_unit_test(conf_refused),
 		cmocka_unit_test(spec_build),
+		cmocka_unit_test(spec_words),
 		cmocka_unit_test(dir_order),
 		cmocka_unit_test(plan_reconcile),
 		cmocka_unit_test(plan_partial),

@@ -133,11 +133,11 @@ int bench_cg_create(const char *name, char *path, size_t len)
  * rmdir it, retrying while the kernel finishes tearing tasks down. */
 static int cg_kill_rmdir(const char *cg)
 {
-	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	struct timespec tick = { 0, BENCH_RMDIR_TICK_NS };
 	char path[600], buf[4096], *p;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 200; i++) {	/* 10 s */
+	for (i = 0; i < BENCH_RMDIR_TIMEOUT_NS / BENCH_RMDIR_TICK_NS; i++) {
 		if (!rmdir(cg) || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)

@@ -21,6 +21,19 @@
 #include "sysfs.h"
 
 #define BENCH_DEFAULT_CGROUP	"/sys/fs/cgroup/mthpctl-bench"
+
+/* Timeouts and ticks of the waits */
+#define NSEC_PER_SEC		1000000000ULL
+#define NSEC_PER_MSEC		1000000ULL
+#define BENCH_RUN_TIMEOUT_NS	(15 * 60 * NSEC_PER_SEC)	/* --timeout's default */
+/* a child that finished its work (closed its output, was released) exits
+ * this soon */
+#define BENCH_CHILD_EXIT_TIMEOUT_NS	(10 * NSEC_PER_SEC)
+#define BENCH_POLL_MS		200	/* a wake-up to check timeouts and signals */
+#define BENCH_WAIT_TICK_NS	(20 * NSEC_PER_MSEC)	/* bench_wait()'s polling */
+/* a cgroup's tasks are torn down in this time (rmdir retried each tick) */
+#define BENCH_RMDIR_TIMEOUT_NS	(10 * NSEC_PER_SEC)
+#define BENCH_RMDIR_TICK_NS	(50 * NSEC_PER_MSEC)
 #define BENCH_MAX_POLICY_WORDS	16
 
 struct bench_opts {

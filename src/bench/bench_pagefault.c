@@ -142,7 +142,7 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 		ret = -EINTR;
 		goto out;
 	}
-	if (err || bench_wait(pid, 10000000000ULL, &status)) {
+	if (err || bench_wait(pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "the page-fault worker failed (%s)",
 				    err ? strerror(-err) : "did not exit");
 		goto out;

@@ -156,7 +156,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	close(hold[1]);		/* release the small processes */
 	hold[1] = -1;
 	for (i = 0; i < nsmall; i++)
-		bench_wait(spid[i], 10000000000ULL, &status);
+		bench_wait(spid[i], BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	nsmall = 0;
 	err = bench_read_full(lp[0], &ns, sizeof(ns), o->timeout_ns);
 	if (err) {
@@ -164,7 +164,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the large process failed (%s)", strerror(-err));
 		goto out;
 	}
-	bench_wait(lpid, 10000000000ULL, &status);
+	bench_wait(lpid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	lpid = -1;
 	bench_memstat_read(large, &ms1);
 	bench_memstat_delta(&ms0, &ms1, &r->ms);

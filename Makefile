@@ -67,7 +67,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 		   -Wno-missing-declarations -Iinclude -I$(dir $(VMLINUX_H)) -I$(LIBBPF_INC)
 
 # mthpctl bench (src/bench/): the benchmarks, calling attach and detach.
-BENCH_SRCS	:= src/bench/bench.c src/bench/bench_env.c src/bench/bench_proc.c \
+BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c src/bench/bench_proc.c \
 		   src/bench/bench_cgroup.c src/bench/bench_measure.c src/bench/bench_report.c \
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
 		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c
@@ -76,7 +76,7 @@ LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/
 		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   $(BENCH_SRCS) \
-		   src/status_hook.c src/status_plain.c src/status_json.c src/status_prometheus.c \
+		   src/status_hook.c src/status_allowed.c src/status_plain.c src/status_json.c src/status_prometheus.c \
 		   src/attach_object.c src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)

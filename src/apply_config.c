@@ -17,6 +17,7 @@
 
 #include "apply.h"
 #include "mthpctl.h"
+#include "sysfs.h"
 
 char *apply_read_all(const char *path)
 {

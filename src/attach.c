@@ -177,24 +177,6 @@ static unsigned int attach_flags(const struct attach_args *a)
 	return (a->replace ? MTHPCTL_ATTACH_REPLACE : 0) | (a->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0);
 }
 
-int mthpctl_load_error(const struct mthpctl_err_sink *sink, int err, const char *what)
-{
-	/* capabilities were checked first: EACCES at load is the verifier
-	 * refusing the program, not a missing privilege */
-	if (err == -EACCES)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL,
-				    "%s: the kernel's verifier refused the program (%s; libbpf "
-				    "printed the verifier's log above)", what, strerror(-err));
-	if (err == -EPERM)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
-	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
-				    "%s: the kernel refused bpf_mthp_ops on a cgroup (apply kernel/)", what);
-	/* libbpf prints its warnings, and a refused program's verifier log */
-	return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "%s: %s (libbpf's warnings, if any, are above%s)",
-			    what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
-}
-
 /* The maps pinned beside the link, by their pin names: the built-in
  * policy's (all of them up to PIN_TOTALS), and the record of a user's
  * object (with its totals, if it has them). */

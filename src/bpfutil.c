@@ -28,13 +28,6 @@
 #include "plan.h"
 #include "sysfs.h"
 
-__u64 mthpctl_page_size(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return ps > 0 ? (__u64)ps : 4096;
-}
-
 /*
  * libbpf's warnings always reach stderr: they say why a load failed, with
  * the verifier's log of the program the kernel refused (libbpf asks for it
@@ -454,4 +447,22 @@ bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 	counters_sum_calls(&t->cnt);
 	*map_id = info.id;
 	return true;
+}
+
+int mthpctl_load_error(const struct mthpctl_err_sink *sink, int err, const char *what)
+{
+	/* capabilities were checked first: EACCES at load is the verifier
+	 * refusing the program, not a missing privilege */
+	if (err == -EACCES)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL,
+				    "%s: the kernel's verifier refused the program (%s; libbpf "
+				    "printed the verifier's log above)", what, strerror(-err));
+	if (err == -EPERM)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
+	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "%s: the kernel refused bpf_mthp_ops on a cgroup (apply kernel/)", what);
+	/* libbpf prints its warnings, and a refused program's verifier log */
+	return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "%s: %s (libbpf's warnings, if any, are above%s)",
+			    what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
 }

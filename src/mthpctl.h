@@ -26,6 +26,8 @@ enum {
 struct mthpctl_global {
 	bool json, pretty, verbose, version;
 	struct jw jw;
+	/* -V: what version prints (version.c), set by main() */
+	int (*print_version)(void);
 };
 extern struct mthpctl_global g;
 extern const struct argp mthpctl_global_argp;
@@ -102,7 +104,6 @@ void mthpctl_probe_kernel(struct mthpctl_kernel *k);
 int mthpctl_check_caps(const struct mthpctl_err_sink *sink);
 int mthpctl_check_bpffs(const struct mthpctl_err_sink *sink);
 void mthpctl_libbpf_setup(void);
-__u64 mthpctl_page_size(void);
 
 struct mthpctl_link {
 	__u32 id, type, map_id;
@@ -153,8 +154,8 @@ struct mthpctl_attach_result {
 	char ops[64];		/* --object: the struct_ops map attached */
 	char pin[4096];
 };
-/* A libbpf or kernel error of loading or attaching (-errno) as the exit
- * code and message of attach, what: the step that failed; to sink. */
+/* bpfutil.c: a libbpf or kernel error of loading or attaching (-errno) as
+ * the exit code and message of attach, what: the step that failed; to sink. */
 int mthpctl_load_error(const struct mthpctl_err_sink *sink, int err, const char *what);
 /* attach --object: FILE's bpf_mthp_ops map (ops: the map's name, or NULL
  * when FILE has one), loaded for this cgroup alone, never shared. */

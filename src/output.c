@@ -1,11 +1,53 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* mthpctl: the global options and state, errors, policy names and parameters as text. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mthpctl.h"
 #include "parse.h"
+#include "sysfs.h"
 
 struct mthpctl_global g;
+
+/* The global options, of the top level and of every command (after its
+ * name too): here, beside g, so that the commands need not call into
+ * main.c, which calls them. */
+static const struct argp_option global_options[] = {
+	{ "json", 'j', NULL, 0, "Print JSON", 0 },
+	{ "pretty", 'p', NULL, 0, "Print pretty JSON (implies --json)", 0 },
+	/* libbpf's warnings (a refused program's verifier log among them)
+	 * are shown without -v: see print_fn() in bpfutil.c */
+	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output (warnings always)", 0 },
+	{ "version", 'V', NULL, 0, "Print versions and kernel features, then exit", 0 },
+	{ 0 }
+};
+
+static error_t global_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'j': g.json = true; break;
+	case 'p': g.json = g.pretty = true; break;
+	case 'v': g.verbose = true; break;
+	case 'V': g.version = true; break;
+	case ARGP_KEY_END:
+		/* after every option, wherever -V stood: -j may follow it; a
+		 * command named with -V is not run, as with argp's --version */
+		if (g.version)
+			exit(g.print_version());
+		return ARGP_ERR_UNKNOWN;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp mthpctl_global_argp = { global_options, global_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* Every subcommand accepts the global options after its name too. */
+const struct argp_child mthpctl_subcommand_children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
 
 void mthpctl_json_begin(void)
 {

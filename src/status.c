@@ -341,33 +341,6 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 	}
 }
 
-/*
- * Sizes the policy allows now for anonymous page faults, among the sizes in
- * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
- * hugepages-8kB, for shmem/file folios only) is no anonymous fault size.
- */
-__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
-{
-	__u64 offered = 0, ps = mthpctl_page_size();
-	int i, order;
-
-	for (i = 0; i < e->nr_hp; i++) {
-		if (!e->hp[i].has_enabled)
-			continue;
-		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
-		if (order > 0 && order < 64)
-			offered |= 1ULL << order;
-	}
-	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
-					offered, NULL, reason);
-}
-
-/* Does status know what the policy allows (auto needs its cgroup's state)? */
-bool status_knows_allowed(const struct policy *p)
-{
-	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
-}
-
 static int cmp_policy(const void *a, const void *b)
 {
 	const struct policy *x = a, *y = b;

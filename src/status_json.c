@@ -8,6 +8,7 @@
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "status.h"
+#include "sysfs.h"
 
 void status_kernel_json(struct jw *w, const struct env *e)
 {

@@ -8,6 +8,7 @@
 #include "parse.h"
 #include "pin.h"
 #include "status.h"
+#include "sysfs.h"
 
 static const char *yesno(bool b) { return b ? "yes" : "no"; }
 

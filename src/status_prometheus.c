@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "sysfs.h"
 
 /* One metric family: its # HELP and # TYPE lines, once per run. */
 struct family {

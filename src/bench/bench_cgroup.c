@@ -22,6 +22,7 @@
 #include "mthpctl.h"
 #include "mthp_stats.h"
 #include "pin.h"
+#include "sysfs.h"
 
 #define MAX_CGROUPS	16
 

@@ -2,10 +2,11 @@
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
  * bench_sparse.c) share, one section per file that implements it: the
- * environment a run changes and restores (bench_env.c), child processes
- * (bench_proc.c), cgroups and their policies (bench_cgroup.c), measurements
- * (bench_measure.c), reporting (bench_report.c) and --hook-cost
- * (bench_hook.c). The pure helpers are in bench_calc.h.
+ * start and end of a run (bench_setup.c), the settings it changes and
+ * restores (bench_env.c), child processes (bench_proc.c), cgroups and
+ * their policies (bench_cgroup.c), measurements (bench_measure.c),
+ * reporting (bench_report.c) and --hook-cost (bench_hook.c). The pure
+ * helpers are in bench_calc.h. No file calls back into one that calls it.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
 #define MTHPCTL_BENCH_COMMON_H
@@ -72,11 +73,7 @@ struct bench_opts {
 	__u64 sp_map_size, sp_stride, sp_dense_size;
 };
 
-/* --- bench_env.c: the environment a run changes and restores ---------- */
-
-/* Set by SIGINT/SIGTERM/SIGHUP: the signal number. Blocking waits return
- * -EINTR once it is set; the benchmark then unwinds and restores. */
-extern volatile sig_atomic_t bench_stop;
+/* --- bench_setup.c: a run's start and end ---------------------------- */
 
 /* Set up: checks (root, cgroup2 memory controller, tools), signal
  * handlers, THP and sysctl settings saved, the bench cgroup created.
@@ -84,8 +81,18 @@ extern volatile sig_atomic_t bench_stop;
 int bench_setup(const struct bench_opts *o);
 /* Undo everything bench_setup and later calls changed; idempotent. */
 void bench_restore(void);
+
+/* --- bench_env.c: the settings a run changes and restores ------------- */
+
+/* Set by SIGINT/SIGTERM/SIGHUP: the signal number. Blocking waits return
+ * -EINTR once it is set; the benchmark then unwinds and restores. */
+extern volatile sig_atomic_t bench_stop;
 /* The exit code for an interrupted run: 128 + signal. */
 int bench_interrupted(void);
+/* Save the THP enabled values and vm.overcommit_memory (0 or -errno);
+ * put back every value saved since, and unmount a bpffs we mounted. */
+int bench_env_save(void);
+void bench_env_restore(void);
 
 /* Save path's value for bench_restore() and write value (a sysctl such as
  * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */

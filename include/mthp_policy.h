@@ -630,15 +630,12 @@ static inline __u64 mthpctl_memo_small(__u64 word)
 	return (word >> MTHPCTL_MEMO_SMALL_BIT & 1) * MTHPCTL_SMALL_PROC_BYTES;
 }
 
-/*
- * Did an answer ALLOW, a mask of orders 0..top, remove any of ORDERS? Iff
- * an offered order is above top, that is iff orders / 2 > allow / 2; both
- * halves are below 2^63, so the difference's sign bit says it without a
- * comparison (the BPF fast path computes it so, in asm).
- */
-static inline __u64 mthpctl_narrows(__u64 orders, __u64 allow)
+/* The reason a page fault answered with ALLOW counts under: why if ALLOW
+ * removed any of the offered ORDERS, else MTHPCTL_REASON_NONE (the BPF fast
+ * path's counter). */
+static inline __u32 mthpctl_fault_reason(__u64 orders, __u64 allow, __u32 why)
 {
-	return ((allow >> 1) - (orders >> 1)) >> 63;
+	return orders & ~allow ? why : MTHPCTL_REASON_NONE;
 }
 
 /* Does the sparse-mapping rule apply to a call (tva, orders) that the

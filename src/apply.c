@@ -61,7 +61,7 @@ static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcomm
 
 /* --- the run -------------------------------------------------------------- */
 
-static int resolve(struct run *r)
+static int resolve(struct apply_run *r)
 {
 	struct mthpctl_conf *c = &r->cfg.conf;
 	enum mthpctl_cg_result cr;
@@ -113,9 +113,9 @@ static int resolve(struct run *r)
 	return 0;
 }
 
-static int gather(struct run *r)
+static int gather(struct apply_run *r)
 {
-	struct policy *pol = NULL;
+	struct status_policy *pol = NULL;
 	size_t n, i, bad = 0;
 	char *text;
 
@@ -159,7 +159,7 @@ static int gather(struct run *r)
 /* Carry the plan out, in its order; stops at the first failure (its
  * message in r->error, JSON or not). The records of what is attached by
  * apply after it go to the state file either way. */
-static int execute(struct run *r)
+static int execute(struct apply_run *r)
 {
 	struct mthpctl_applied *next;
 	struct mthpctl_attach_result res;
@@ -246,7 +246,7 @@ static int execute(struct run *r)
 	return ret;
 }
 
-static void run_free(struct run *r)
+static void run_free(struct apply_run *r)
 {
 	apply_config_free(&r->cfg);
 	free(r->ent);
@@ -262,7 +262,7 @@ static void run_free(struct run *r)
 int cmd_apply(int argc, char **argv)
 {
 	struct apply_args a = {};
-	struct run r = { .args = &a };
+	struct apply_run r = { .args = &a };
 	char self[4096];
 	ssize_t n;
 	int ret, lock_fd = -1;

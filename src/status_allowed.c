@@ -14,7 +14,7 @@
  * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
  * hugepages-8kB, for shmem/file folios only) is no anonymous fault size.
  */
-__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
+__u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason)
 {
 	__u64 offered = 0, ps = mthpctl_page_size();
 	int i, order;
@@ -31,7 +31,7 @@ __u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *re
 }
 
 /* Does status know what the policy allows (auto needs its cgroup's state)? */
-bool status_knows_allowed(const struct policy *p)
+bool status_knows_allowed(const struct status_policy *p)
 {
 	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
 }

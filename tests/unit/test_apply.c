@@ -233,7 +233,7 @@ static void plan_reconcile(void **state)
 		{ "/cg/priv", "/cg/priv", 13, aut, true },	/* now private */
 		{ "/cg/hand", "/cg/hand", 14, nev, false },	/* attached by hand, equal */
 	};
-	const struct mthpctl_have h[] = {
+	const struct mthpctl_attached h[] = {
 		{ 11, 101, true, cap }, { 12, 102, true, aut }, { 13, 103, true, aut },
 		{ 14, 104, true, nev }, { 20, 120, true, nev }, { 21, 121, true, cap },
 		{ 22, 122, true, nev }, { 23, 123, true, aut }, { 24, 124, false, {} },
@@ -287,7 +287,7 @@ static void plan_partial(void **state)
 {
 	const struct mthpctl_params cap = params(MTHPCTL_POLICY_FIXED, 4);
 	const struct mthpctl_want w[] = { { "redis.service", "/cg/s/redis.service", 40, cap, false } };
-	const struct mthpctl_have h[] = { { 11, 101, true, cap } };
+	const struct mthpctl_attached h[] = { { 11, 101, true, cap } };
 	const struct mthpctl_applied a[] = {
 		record(11, 101, cap, "/cg/same"),
 		record(39, 139, cap, "redis.service"),	/* its cgroup before the restart */

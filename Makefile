@@ -73,7 +73,7 @@ BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c sr
 		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
-		   src/kbtf.c src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
+		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   $(BENCH_SRCS) \
 		   src/status_hook.c src/status_allowed.c src/status_plain.c src/status_json.c src/status_prometheus.c \

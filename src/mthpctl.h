@@ -7,7 +7,7 @@
 #include <linux/types.h>
 
 #include "json.h"
-#include "kbtf.h"
+#include "needs.h"
 #include "mthp_policy.h"
 
 /* Exit codes, documented in mthpctl(8). */
@@ -93,12 +93,10 @@ const char *mthpctl_tva_name(__u32 tva);
 /* bpfutil.c */
 struct mthpctl_kernel {
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
-	struct kbtf_features feat;	/* what it has (nothing without BTF) */
-	bool cached;		/* feat from this boot's earlier probe */
+	struct mthpctl_features feat;	/* what it has (nothing without BTF) */
 };
 #define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-/* One walk over the kernel's BTF (no libbpf parse), once per boot: the
- * result is kept in MTHPCTL_PROBE_CACHE (kbtf.h). */
+/* What the running kernel's BTF offers mthpctl (libbpf's BTF API). */
 void mthpctl_probe_kernel(struct mthpctl_kernel *k);
 /* 0, or MTHPCTL_EXIT_PERM / MTHPCTL_EXIT_BPFFS with why to sink */
 int mthpctl_check_caps(const struct mthpctl_err_sink *sink);

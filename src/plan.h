@@ -15,8 +15,6 @@
 
 #define MTHPCTL_STATE_DIR	"/run/mthpctl"
 #define MTHPCTL_STATE_FILE	MTHPCTL_STATE_DIR "/applied"
-/* what mthpctl_probe_kernel() found in this boot's kernel BTF */
-#define MTHPCTL_PROBE_CACHE	MTHPCTL_STATE_DIR "/kernel-features"
 
 /* A target of the configuration, resolved to its cgroup. */
 struct mthpctl_want {

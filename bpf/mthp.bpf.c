@@ -43,15 +43,7 @@ extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym __weak;
 
 /* Set by mthpctl before load. Read it only through get_params(): a cast that
  * drops the volatile lets clang fold the reads to these defaults. */
-const volatile struct mthpctl_params params = {
-	.magic = MTHPCTL_PARAMS_MAGIC,
-	.policy = MTHPCTL_POLICY_AUTO,
-	.max_order = MTHPCTL_NO_CAP,
-	.top_order = MTHPCTL_DEFAULT_TOP_ORDER,
-	.window_ns = MTHPCTL_DEFAULT_WINDOW_NS,
-	.threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS,
-	.min_usage = MTHPCTL_DEFAULT_MIN_USAGE,
-};
+const volatile struct mthpctl_params params = MTHPCTL_PARAMS_DEFAULTS;
 
 /* The running kernel's page size (set by mthpctl before load). */
 const volatile __u32 page_shift = 12;
@@ -64,16 +56,13 @@ const volatile __u64 object_hash;
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
-/* A copy made with volatile reads (the values mthpctl stored). */
+/* A copy made with volatile reads (the values mthpctl stored), field by
+ * field (MTHPCTL_PARAMS). */
 static __always_inline void get_params(struct mthpctl_params *p)
 {
-	p->magic = params.magic;
-	p->policy = params.policy;
-	p->max_order = params.max_order;
-	p->top_order = params.top_order;
-	p->window_ns = params.window_ns;
-	p->threshold_ns = params.threshold_ns;
-	p->min_usage = params.min_usage;
+#define COPY_PARAM(type, field, dflt)	p->field = params.field;
+	MTHPCTL_PARAMS(COPY_PARAM)
+#undef COPY_PARAM
 }
 
 struct {

@@ -53,6 +53,9 @@ struct attach_args {
 	bool replace, private_obj;
 };
 
+/* attach's options of the built-in policies, one per MTHPCTL_SPEC_OPTIONS */
+_Static_assert(MTHPCTL_NR_SPEC == 5, "a policy option added: give attach an option for it");
+
 static const struct argp_option options[] = {
 	{ "cgroup", 'c', "PATH", 0, "cgroup2 directory to attach to (required)", 0 },
 	{ "policy", 'P', "NAME", 0, "auto (default), fixed or never", 0 },

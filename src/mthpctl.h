@@ -51,18 +51,31 @@ int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt,
 void mthpctl_json_begin(void);	/* jw on stdout with -p honoured */
 
 /*
- * A policy as its options give it (attach's command line, a section of
- * apply's configuration): strings as typed, NULL when not given.
+ * The options of a built-in policy, once: X(FIELD, member, name). struct
+ * mthpctl_policy_spec, enum mthpctl_spec_field, apply's configuration keys
+ * (conf.c) and bench's --policy words (mthpctl_policy_spec_words()) are
+ * generated from it.
  */
+#define MTHPCTL_SPEC_OPTIONS(X)					\
+	X(MTHPCTL_SPEC_POLICY, policy, "policy")		\
+	X(MTHPCTL_SPEC_THRESHOLD, threshold, "threshold")	\
+	X(MTHPCTL_SPEC_WINDOW, window, "window")		\
+	X(MTHPCTL_SPEC_MIN_USAGE, min_usage, "min-usage")	\
+	X(MTHPCTL_SPEC_MAX_SIZE, max_size, "max-size")
+#define MTHPCTL_SPEC_MEMBER(id, member, name)	const char *member;
+#define MTHPCTL_SPEC_ID(id, member, name)	id,
+/* A policy as its options give it (attach's command line, a section of
+ * apply's configuration, bench's --policy): strings as typed, NULL when not
+ * given. */
 struct mthpctl_policy_spec {
-	const char *policy, *threshold, *window, *min_usage, *max_size;
+	MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_MEMBER)
 };
 /* Which option mthpctl_policy_build() refused (MTHPCTL_SPEC_NONE: a
  * combination of them). */
 enum mthpctl_spec_field {
 	MTHPCTL_SPEC_NONE = -1,
-	MTHPCTL_SPEC_POLICY, MTHPCTL_SPEC_THRESHOLD, MTHPCTL_SPEC_WINDOW,
-	MTHPCTL_SPEC_MIN_USAGE, MTHPCTL_SPEC_MAX_SIZE,
+	MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_ID)
+	MTHPCTL_NR_SPEC
 };
 /* policy_spec.c, pure: validate a spec into parameters for a kernel whose
  * PMD order is top_order. On a refusal: MTHPCTL_EXIT_USAGE, the message in

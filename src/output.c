@@ -99,12 +99,11 @@ int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt,
 
 const char *mthpctl_policy_name(__u32 policy)
 {
-	switch (policy) {
-	case MTHPCTL_POLICY_AUTO: return "auto";
-	case MTHPCTL_POLICY_FIXED: return "fixed";
-	case MTHPCTL_POLICY_NEVER: return "never";
-	default: return "unknown";
-	}
+#define POLICY_NAME(id, text)	[id] = text,
+	static const char *const n[MTHPCTL_POLICY_END] = { MTHPCTL_POLICIES(POLICY_NAME) };
+#undef POLICY_NAME
+
+	return policy < MTHPCTL_POLICY_END && n[policy] ? n[policy] : "unknown";
 }
 
 const char *mthpctl_reason_name(__u32 reason)
@@ -127,6 +126,10 @@ static const char *cap_str(__u32 max_order, char *buf, size_t len)
 {
 	return mthpctl_format_size(mthpctl_page_size() << max_order, buf, len);
 }
+
+/* Text and JSON name every parameter a user sets (not magic, nor
+ * top_order, the kernel's): a parameter added is written here too. */
+_Static_assert(MTHPCTL_NR_PARAMS == 7, "a parameter added: show it in status");
 
 char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len)
 {

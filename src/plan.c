@@ -118,6 +118,7 @@ const char *mthpctl_action_name(enum mthpctl_action_kind k)
  * of the line (a path may hold spaces). Lines starting with # are comments.
  */
 #define STATE_FMT	"%llu %u %u %u %u %u %llu %llu %llu %n"
+_Static_assert(MTHPCTL_NR_PARAMS == 7, "a parameter added: give it a column of the state file");
 
 int mthpctl_applied_format(const struct mthpctl_applied *a, char *buf, size_t len)
 {

@@ -17,11 +17,15 @@
 /* auto, fixed, never, or a unique prefix of one */
 static int pick_policy(const char *name, __u32 *policy)
 {
-	static const char *const names[] = { "auto", "fixed", "never" };
-	static const __u32 ids[] = { MTHPCTL_POLICY_AUTO, MTHPCTL_POLICY_FIXED, MTHPCTL_POLICY_NEVER };
+#define POLICY_NAME(id, text)	text,
+#define POLICY_ID(id, text)	id,
+	static const char *const names[] = { MTHPCTL_POLICIES(POLICY_NAME) };
+	static const __u32 ids[] = { MTHPCTL_POLICIES(POLICY_ID) };
+#undef POLICY_NAME
+#undef POLICY_ID
 	int i, n = 0;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < MTHPCTL_NR_POLICIES; i++)
 		if (!strncmp(names[i], name, strlen(name)) && *name) {
 			*policy = ids[i];
 			n++;
@@ -29,16 +33,16 @@ static int pick_policy(const char *name, __u32 *policy)
 	return n == 1 ? 0 : -EINVAL;
 }
 
-/* attach's options of a built-in policy, as bench's --policy words give them */
+/* attach's options of a built-in policy, as bench's --policy words give them
+ * (--policy too, as attach's parser read it there) */
 static const struct {
 	const char *name;
 	size_t field;		/* offsetof the spec's string; or flag */
 	unsigned int flag;	/* a switch: the MTHPCTL_ATTACH_* flag */
 } word_opts[] = {
-	{ "threshold", offsetof(struct mthpctl_policy_spec, threshold), 0 },
-	{ "window", offsetof(struct mthpctl_policy_spec, window), 0 },
-	{ "min-usage", offsetof(struct mthpctl_policy_spec, min_usage), 0 },
-	{ "max-size", offsetof(struct mthpctl_policy_spec, max_size), 0 },
+#define WORD_OPT(id, member, name)	{ name, offsetof(struct mthpctl_policy_spec, member), 0 },
+	MTHPCTL_SPEC_OPTIONS(WORD_OPT)
+#undef WORD_OPT
 	{ "private", 0, MTHPCTL_ATTACH_PRIVATE },
 	{ "replace", 0, MTHPCTL_ATTACH_REPLACE },
 };
@@ -128,14 +132,8 @@ int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, _
 	__u64 v;
 	int order;
 
-	memset(p, 0, sizeof(*p));
-	p->magic = MTHPCTL_PARAMS_MAGIC;
-	p->policy = MTHPCTL_POLICY_AUTO;
-	p->max_order = MTHPCTL_NO_CAP;
+	*p = (struct mthpctl_params)MTHPCTL_PARAMS_DEFAULTS;
 	p->top_order = top_order;
-	p->window_ns = MTHPCTL_DEFAULT_WINDOW_NS;
-	p->threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS;
-	p->min_usage = MTHPCTL_DEFAULT_MIN_USAGE;
 
 	if (s->policy && pick_policy(s->policy, &p->policy))
 		return refuse(err, len, field, MTHPCTL_SPEC_POLICY,
@@ -201,7 +199,7 @@ int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, _
 
 bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_params *b)
 {
-	return a->magic == b->magic && a->policy == b->policy && a->max_order == b->max_order &&
-	       a->top_order == b->top_order && a->window_ns == b->window_ns &&
-	       a->threshold_ns == b->threshold_ns && a->min_usage == b->min_usage;
+#define EQUAL_PARAM(type, field, dflt)	&& a->field == b->field
+	return 1 MTHPCTL_PARAMS(EQUAL_PARAM);
+#undef EQUAL_PARAM
 }

@@ -44,15 +44,7 @@ extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym __weak;
 
 /* Set by mthpctl before load. Read it only through get_params(): a cast that
  * drops the volatile lets clang fold the reads to these defaults. */
-const volatile struct mthpctl_params params = {
-	.magic = MTHPCTL_PARAMS_MAGIC,
-	.policy = MTHPCTL_POLICY_AUTO,
-	.max_order = MTHPCTL_NO_CAP,
-	.top_order = MTHPCTL_DEFAULT_TOP_ORDER,
-	.window_ns = MTHPCTL_DEFAULT_WINDOW_NS,
-	.threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS,
-	.min_usage = MTHPCTL_DEFAULT_MIN_USAGE,
-};
+const volatile struct mthpctl_params params = MTHPCTL_PARAMS_DEFAULTS;
 
 /* The running kernel's page size (set by mthpctl before load). */
 const volatile __u32 page_shift = 12;
@@ -64,20 +56,14 @@ const volatile __u64 object_hash;
 
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
-#ifndef barrier
-#define barrier()		asm volatile("" ::: "memory")
-#endif
 
-/* A copy made with volatile reads (the values mthpctl stored). */
+/* A copy made with volatile reads (the values mthpctl stored), field by
+ * field (MTHPCTL_PARAMS). */
 static __always_inline void get_params(struct mthpctl_params *p)
 {
-	p->magic = params.magic;
-	p->policy = params.policy;
-	p->max_order = params.max_order;
-	p->top_order = params.top_order;
-	p->window_ns = params.window_ns;
-	p->threshold_ns = params.threshold_ns;
-	p->min_usage = params.min_usage;
+#define COPY_PARAM(type, field, dflt)	p->field = params.field;
+	MTHPCTL_PARAMS(COPY_PARAM)
+#undef COPY_PARAM
 }
 
 struct {
@@ -167,8 +153,8 @@ static __always_inline void inc(__u64 *p)
 
 /*
  * Bytes between the memory charged and the nearest limit (memory.high or
- * memory.max) of memcg and its ancestors; false when none is set. Reclaim
- * and throttling start there, whatever the stall says yet.
+ * memory.max) of memcg and its ancestors; MTHPCTL_NO_LIMIT when none is
+ * set. Reclaim and throttling start there, whatever the stall says yet.
  */
 #define MTHPCTL_LIMIT_LEVELS	16
 
@@ -440,25 +426,12 @@ static __always_inline void count(struct mthpctl_totals *t, __u32 tva, __u32 rea
 		inc(&t->cnt.fallbacks[reason][tva]);
 }
 
-/*
- * count() for the fast path, without a branch (each one ends a translation
- * block under TCG): the reason is why if the answer (a mask of orders
- * 0..top) removed offered orders, else MTHPCTL_REASON_NONE (0); the mask
- * bounds it for the verifier within the rows of fallbacks.
- */
+/* count() for the fast path: a page fault answered with allow counts
+ * under why if allow removed an offered order (mthpctl_fault_reason()). */
 static __always_inline void count_fault(struct mthpctl_totals *t, __u64 orders, __u64 allow,
 					__u32 why)
 {
-	__u64 narrows;
-	__u32 reason;
-
-	/* mthpctl_narrows() in asm: clang sees the comparison in any C form
-	 * and emits a branch */
-	asm volatile("%[n] = %[a]; %[n] >>= 1; %[o] >>= 1; %[n] -= %[o]; %[n] >>= 63"
-		     : [n] "=&r"(narrows), [o] "+r"(orders) : [a] "r"(allow));
-	reason = why * (__u32)narrows & (MTHPCTL_REASON_ROWS - 1);
-
-	inc(&t->cnt.fallbacks[reason][MTHPCTL_TVA_PAGEFAULT]);
+	count(t, MTHPCTL_TVA_PAGEFAULT, mthpctl_fault_reason(orders, allow, why));
 }
 
 /* The state of a cgroup without any (fixed and never do not look at it;
@@ -529,9 +502,9 @@ static __noinline __u64 choose_other(unsigned long long *ctx)
  * answered from the memo: one word, checked against the cgroup's serial
  * number and this CPU's gen with one branch, the per-call rules
  * (mthpctl_fault_narrow(): small process in a small cgroup, sparse mapping)
- * if the answer allows large folios, one counter without a branch.
+ * if the answer allows large folios, one counter.
  * Measured in the TCG VM (bench pagefault --hook-cost, auto --max-size 4K):
- * see README.md.
+ * see mthpctl-bench(8) and README.md, Results.
  */
 SEC("struct_ops/choose_orders")
 unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,

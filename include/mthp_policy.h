@@ -12,10 +12,15 @@
 #include <linux/types.h>
 #endif
 
-/* Policy identifiers (stored in the policy's read-only parameters). */
-#define MTHPCTL_POLICY_AUTO	1
-#define MTHPCTL_POLICY_FIXED	2
-#define MTHPCTL_POLICY_NEVER	3
+/* Policy identifiers (stored in the policy's read-only parameters) and
+ * their names, once: X(ID, name). */
+#define MTHPCTL_POLICIES(X)	\
+	X(MTHPCTL_POLICY_AUTO, "auto")	\
+	X(MTHPCTL_POLICY_FIXED, "fixed")	\
+	X(MTHPCTL_POLICY_NEVER, "never")
+#define MTHPCTL_POLICY_ENUM(id, name)	id,
+enum { MTHPCTL_POLICY_NONE, MTHPCTL_POLICIES(MTHPCTL_POLICY_ENUM) MTHPCTL_POLICY_END };
+#define MTHPCTL_NR_POLICIES	(MTHPCTL_POLICY_END - 1)
 
 /* Our own index of the kernel's enum tva_type (the BPF side maps it with
  * CO-RE, so a renumbering in the kernel cannot shift our counters). */
@@ -56,16 +61,44 @@
 #define MTHPCTL_DEFAULT_MIN_USAGE	(16ULL << 20)	/* 16 MiB */
 #define MTHPCTL_DEFAULT_TOP_ORDER	9		/* PMD with 4 KiB pages */
 
-/* Policy parameters, fixed at load time (BPF .rodata). */
+/*
+ * Policy parameters, fixed at load time (BPF .rodata), written once:
+ * X(type, field, default). struct mthpctl_params, the BPF program's
+ * rodata and get_params(), mthpctl_params_equal() and the defaults of
+ * mthpctl_policy_build() are generated from it; what is written field by
+ * field elsewhere (the state file, status) asserts MTHPCTL_NR_PARAMS.
+ *
+ * magic:	MTHPCTL_PARAMS_MAGIC
+ * policy:	MTHPCTL_POLICY_*
+ * max_order:	never allow orders above; MTHPCTL_NO_CAP = none
+ * top_order:	the ladder's top: the PMD order; 0 = default
+ * window_ns:	sampling window and stall-rate unit
+ * threshold_ns: memory-full stall per window meaning pressure
+ * min_usage:	anon+shmem bytes below which 4 KiB only; 0 = off
+ */
+#define MTHPCTL_PARAMS(X)						\
+	X(__u32, magic, MTHPCTL_PARAMS_MAGIC)				\
+	X(__u32, policy, MTHPCTL_POLICY_AUTO)				\
+	X(__u32, max_order, MTHPCTL_NO_CAP)				\
+	X(__u32, top_order, MTHPCTL_DEFAULT_TOP_ORDER)			\
+	X(__u64, window_ns, MTHPCTL_DEFAULT_WINDOW_NS)			\
+	X(__u64, threshold_ns, MTHPCTL_DEFAULT_THRESHOLD_NS)		\
+	X(__u64, min_usage, MTHPCTL_DEFAULT_MIN_USAGE)
+
+#define MTHPCTL_PARAM_FIELD(type, field, dflt)		type field;
+#define MTHPCTL_PARAM_INDEX(type, field, dflt)		MTHPCTL_PARAM_IDX_##field,
+#define MTHPCTL_PARAM_SIZE(type, field, dflt)		+ sizeof(type)
+#define MTHPCTL_PARAM_DEFAULT(type, field, dflt)	.field = (dflt),
+
 struct mthpctl_params {
-	__u32 magic;		/* MTHPCTL_PARAMS_MAGIC */
-	__u32 policy;		/* MTHPCTL_POLICY_* */
-	__u32 max_order;	/* never allow orders above; MTHPCTL_NO_CAP = none */
-	__u32 top_order;	/* the ladder's top: the PMD order; 0 = default */
-	__u64 window_ns;	/* sampling window and stall-rate unit */
-	__u64 threshold_ns;	/* memory-full stall per window meaning pressure */
-	__u64 min_usage;	/* anon+shmem bytes below which 4 KiB only; 0 = off */
+	MTHPCTL_PARAMS(MTHPCTL_PARAM_FIELD)
 };
+enum { MTHPCTL_PARAMS(MTHPCTL_PARAM_INDEX) MTHPCTL_NR_PARAMS };
+/* No padding: the struct is compared and shared as bytes (attach's rodata). */
+_Static_assert(sizeof(struct mthpctl_params) == 0 MTHPCTL_PARAMS(MTHPCTL_PARAM_SIZE),
+	       "struct mthpctl_params has padding");
+/* The parameters with their defaults, as an initializer. */
+#define MTHPCTL_PARAMS_DEFAULTS	{ MTHPCTL_PARAMS(MTHPCTL_PARAM_DEFAULT) }
 
 /* One sample taken by the sampler. */
 struct mthpctl_sample {
@@ -630,15 +663,12 @@ static inline __u64 mthpctl_memo_small(__u64 word)
 	return (word >> MTHPCTL_MEMO_SMALL_BIT & 1) * MTHPCTL_SMALL_PROC_BYTES;
 }
 
-/*
- * Did an answer ALLOW, a mask of orders 0..top, remove any of ORDERS? Iff
- * an offered order is above top, that is iff orders / 2 > allow / 2; both
- * halves are below 2^63, so the difference's sign bit says it without a
- * comparison (the BPF fast path computes it so, in asm).
- */
-static inline __u64 mthpctl_narrows(__u64 orders, __u64 allow)
+/* The reason a page fault answered with ALLOW counts under: why if ALLOW
+ * removed any of the offered ORDERS, else MTHPCTL_REASON_NONE (the BPF fast
+ * path's counter). */
+static inline __u32 mthpctl_fault_reason(__u64 orders, __u64 allow, __u32 why)
 {
-	return ((allow >> 1) - (orders >> 1)) >> 63;
+	return orders & ~allow ? why : MTHPCTL_REASON_NONE;
 }
 
 /* Does the sparse-mapping rule apply to a call (tva, orders) that the

@@ -20,13 +20,13 @@
 
 /* Counters of one policy (summed over CPUs by user space). fallbacks:
  * calls by reason they narrowed the orders for; its row MTHPCTL_REASON_NONE
- * counts the calls that narrowed nothing (the hook counts without a branch;
- * readers skip it). Every call counts in exactly one row, so the hook does
- * not write calls: mthpctl_read_totals() fills it with the sum of the rows
- * (one memory increment less per call on the fast path). */
-/* Rows of fallbacks: a power of two >= MTHPCTL_NR_REASON, so that the hook's
- * fast path bounds a reason with a mask instead of a branch (the rows past
- * MTHPCTL_NR_REASON stay 0). */
+ * counts the calls that narrowed nothing (readers skip it). Every call
+ * counts in exactly one row, so the hook does not write calls:
+ * mthpctl_read_totals() fills it with the sum of the rows (one memory
+ * increment less per call on the fast path). */
+/* Rows of fallbacks: a power of two >= MTHPCTL_NR_REASON (the rows past
+ * MTHPCTL_NR_REASON stay 0); the layout of the pinned totals map that status
+ * reads, of this build's policies and of those attached before. */
 #define MTHPCTL_REASON_ROWS	8
 
 struct mthpctl_counters {

@@ -9,11 +9,11 @@
 # Reads what DIR holds (field names as their writers write them) and draws
 # every plot whose input is there, into OUTDIR (default DIR):
 #   bench-redis.png     redis_nobgsave.json, redis_bgsave.json (mthpctl bench
-#                       redis --json-out, src/bench_redis_report.c): median
+#                       redis --json-out, src/bench/bench_redis_report.c): median
 #                       rps and p99 per mode and memory.high level, error bars
 #                       from the bootstrap 95% interval (spread.*.ci95_lo/hi),
 #                       each round's rps (rps_runs) as a dot
-#   bench-folios.png    the same files and sparse.json (src/bench_sparse.c):
+#   bench-folios.png    the same files and sparse.json (src/bench/bench_sparse.c):
 #                       the cgroup's anonymous memory by folio size at the end
 #                       of a run (folio_bytes, median of the rounds), stacked
 #   demo-timeline.png   timeline.jsonl and probes.jsonl (scripts/demo.sh, run

@@ -61,7 +61,7 @@ static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcomm
 
 /* --- the run -------------------------------------------------------------- */
 
-static int resolve(struct run *r)
+static int resolve(struct apply_run *r)
 {
 	struct mthpctl_conf *c = &r->cfg.conf;
 	enum mthpctl_cg_result cr;
@@ -113,9 +113,9 @@ static int resolve(struct run *r)
 	return 0;
 }
 
-static int gather(struct run *r)
+static int gather(struct apply_run *r)
 {
-	struct policy *pol = NULL;
+	struct status_policy *pol = NULL;
 	size_t n, i, bad = 0;
 	char *text;
 
@@ -159,7 +159,7 @@ static int gather(struct run *r)
 /* Carry the plan out, in its order; stops at the first failure (its
  * message in r->error, JSON or not). The records of what is attached by
  * apply after it go to the state file either way. */
-static int execute(struct run *r)
+static int execute(struct apply_run *r)
 {
 	struct mthpctl_applied *next;
 	struct mthpctl_attach_result res;
@@ -167,15 +167,13 @@ static int execute(struct run *r)
 	size_t i, nn = 0;
 	bool stopped = false;
 	int ret = 0, err;
+	/* in JSON the error goes into apply's one object */
+	const struct mthpctl_err_sink into_report = { r->error, sizeof(r->error) };
+	const struct mthpctl_err_sink *sink = g.json ? &into_report : NULL;
 
 	next = calloc(r->nact + r->na + 1, sizeof(*next));
 	if (!next)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory");
-	/* in JSON the error goes into apply's one object */
-	if (g.json) {
-		g.error_buf = r->error;
-		g.error_len = sizeof(r->error);
-	}
 	for (i = 0; i < r->nact; i++) {
 		const struct mthpctl_action *a = &r->act[i];
 		const struct mthpctl_want *w = a->want >= 0 ? &r->want[a->want] : NULL;
@@ -193,7 +191,7 @@ static int execute(struct run *r)
 		case MTHPCTL_ACT_REPLACE:
 			ret = mthpctl_attach(w->cgroup, &w->params,
 					     (a->kind == MTHPCTL_ACT_REPLACE ? MTHPCTL_ATTACH_REPLACE : 0) |
-					     (w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res);
+					     (w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res, sink);
 			if (!ret)
 				rec->link_id = res.link_id;
 			break;
@@ -201,14 +199,14 @@ static int execute(struct run *r)
 			rec->link_id = r->have[a->have].link_id;
 			break;
 		case MTHPCTL_ACT_DETACH:
-			ret = mthpctl_detach_id(old->cgroup_id, old->target);
+			ret = mthpctl_detach_id(old->cgroup_id, old->target, sink);
 			break;
 		case MTHPCTL_ACT_FORGET:
 			/* the pins of a link whose cgroup is gone: removed
 			 * (a pin directory of another cgroup is not apply's) */
 			if (!mthpctl_pin_dir(MTHPCTL_PIN_ROOT, old->cgroup_id, NULL, pin, sizeof(pin)) &&
 			    !access(pin, F_OK))
-				mthpctl_detach_id(old->cgroup_id, old->target);
+				mthpctl_detach_id(old->cgroup_id, old->target, sink);
 			break;
 		default:
 			break;
@@ -242,14 +240,13 @@ static int execute(struct run *r)
 	}
 	err = apply_write_state(next, nn);
 	free(next);
-	g.error_buf = NULL;
 	if (err && !ret)
 		ret = r->error_code = mthpctl_error(MTHPCTL_EXIT_FAIL, "policies applied, but writing %s failed: %s",
 						    MTHPCTL_STATE_FILE, strerror(-err));
 	return ret;
 }
 
-static void run_free(struct run *r)
+static void run_free(struct apply_run *r)
 {
 	apply_config_free(&r->cfg);
 	free(r->ent);
@@ -265,7 +262,7 @@ static void run_free(struct run *r)
 int cmd_apply(int argc, char **argv)
 {
 	struct apply_args a = {};
-	struct run r = { .args = &a };
+	struct apply_run r = { .args = &a };
 	char self[4096];
 	ssize_t n;
 	int ret, lock_fd = -1;
@@ -282,9 +279,9 @@ int cmd_apply(int argc, char **argv)
 	ret = apply_read_config(a.config, &r.cfg);
 	if (ret)
 		goto out;
-	ret = mthpctl_check_caps();
+	ret = mthpctl_check_caps(NULL);
 	if (!ret)
-		ret = mthpctl_check_bpffs();
+		ret = mthpctl_check_bpffs(NULL);
 	if (ret)
 		goto out;
 	if (a.unit) {

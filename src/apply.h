@@ -23,7 +23,7 @@ struct apply_args {
 	bool dry_run;
 };
 
-struct config {
+struct apply_config {
 	struct mthpctl_conf conf;
 	char **files;
 	size_t nfiles;
@@ -31,26 +31,26 @@ struct config {
 
 /* The drop-ins: one per .service target of the configuration (all of it:
  * apply --unit writes none), and none left for units it no longer names. */
-struct dropin {
+struct apply_dropin {
 	char unit[256];
 	bool want, have, differs;
 };
 
-struct run {
+struct apply_run {
 	struct apply_args *args;
-	struct config cfg;
+	struct apply_config cfg;
 	struct mthpctl_conf_entry **ent;	/* of each want */
 	struct mthpctl_want *want;
 	char (*cgpath)[4096];
 	size_t nw;
-	struct mthpctl_have *have;
+	struct mthpctl_attached *have;
 	size_t nh;
 	struct mthpctl_applied *applied;
 	size_t na;
 	struct mthpctl_action *act;
 	size_t nact, changes;
 	bool *done;
-	struct dropin *dropins;
+	struct apply_dropin *dropins;
 	size_t nd;
 	char dropin_text[1024];
 	char error[1024];
@@ -62,8 +62,8 @@ struct run {
 char *apply_read_all(const char *path);
 /* --config FILE, or the main file and the directory (either may be
  * absent), into c; an exit code (printed). */
-int apply_read_config(const char *only, struct config *c);
-void apply_config_free(struct config *c);
+int apply_read_config(const char *only, struct apply_config *c);
+void apply_config_free(struct apply_config *c);
 /* The lock of the state file: an fd, or -errno. */
 int apply_lock_state(void);
 /* Replace the state file by these records. 0 or -errno. */
@@ -79,14 +79,14 @@ bool apply_systemd_running(void);
 int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len);
 /* The drop-ins the configuration c wants (text: their content) and those
  * on disk; how many, in *out (malloc'd). */
-size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct dropin **out);
-bool apply_dropin_changes(const struct dropin *d);
+size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct apply_dropin **out);
+bool apply_dropin_changes(const struct apply_dropin *d);
 /* Write and remove the drop-ins as planned, then have systemd read them.
  * An exit code (printed). */
-int apply_sync_dropins(const struct dropin *d, size_t n, const char *text);
+int apply_sync_dropins(const struct apply_dropin *d, size_t n, const char *text);
 
 /* apply_report.c: what apply did, or would do with --dry-run */
-void apply_report_json(const struct run *r);
-void apply_report_plain(const struct run *r);
+void apply_report_json(const struct apply_run *r);
+void apply_report_plain(const struct apply_run *r);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "apply.h"
 #include "mthpctl.h"
+#include "sysfs.h"
 
 char *apply_read_all(const char *path)
 {
@@ -43,7 +44,7 @@ char *apply_read_all(const char *path)
 
 /* --- the configuration ---------------------------------------------------- */
 
-static int add_file(struct config *c, const char *path)
+static int add_file(struct apply_config *c, const char *path)
 {
 	char err[4400], *text, **nf;
 	int ret;
@@ -64,7 +65,7 @@ static int add_file(struct config *c, const char *path)
 	return 0;
 }
 
-void apply_config_free(struct config *c)
+void apply_config_free(struct apply_config *c)
 {
 	size_t i;
 
@@ -74,7 +75,7 @@ void apply_config_free(struct config *c)
 	free(c->files);
 }
 
-int apply_read_config(const char *only, struct config *c)
+int apply_read_config(const char *only, struct apply_config *c)
 {
 	char path[4400], **names = NULL, **nn;
 	size_t n = 0, k, i;

@@ -16,7 +16,7 @@ static const char *past(enum mthpctl_action_kind k)
 	}
 }
 
-static const char *why(const struct run *r, const struct mthpctl_action *a)
+static const char *why(const struct apply_run *r, const struct mthpctl_action *a)
 {
 	switch (a->kind) {
 	case MTHPCTL_ACT_SKIP: return "no cgroup now: not running, or no such unit (a service's drop-in "
@@ -30,7 +30,7 @@ static const char *why(const struct run *r, const struct mthpctl_action *a)
 	}
 }
 
-void apply_report_json(const struct run *r)
+void apply_report_json(const struct apply_run *r)
 {
 	char src[4200];
 	size_t i;
@@ -94,7 +94,7 @@ void apply_report_json(const struct run *r)
 	jw_obj_close(&g.jw);
 }
 
-void apply_report_plain(const struct run *r)
+void apply_report_plain(const struct apply_run *r)
 {
 	size_t i, counts[MTHPCTL_ACT_FORGET + 1] = {}, dropins = 0;
 	char desc[256], from[256];

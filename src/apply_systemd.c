@@ -112,9 +112,9 @@ static int is_service(const char *unit)
 	return l > 8 && !strcmp(unit + l - 8, ".service");
 }
 
-size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct dropin **out)
+size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct apply_dropin **out)
 {
-	struct dropin *d = NULL, *nd;
+	struct apply_dropin *d = NULL, *nd;
 	char path[4400], *cur;
 	struct dirent *de;
 	size_t n = 0, i;
@@ -159,12 +159,12 @@ size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct
 	return n;
 }
 
-bool apply_dropin_changes(const struct dropin *d)
+bool apply_dropin_changes(const struct apply_dropin *d)
 {
 	return d->want ? !d->have || d->differs : d->have;
 }
 
-static int write_dropin(const struct dropin *d, const char *text)
+static int write_dropin(const struct apply_dropin *d, const char *text)
 {
 	char dir[4400], path[4600], tmp[4700];
 	FILE *f;
@@ -189,7 +189,7 @@ static int write_dropin(const struct dropin *d, const char *text)
 	return 0;
 }
 
-int apply_sync_dropins(const struct dropin *d, size_t n, const char *text)
+int apply_sync_dropins(const struct apply_dropin *d, size_t n, const char *text)
 {
 	char *argv[] = { "systemctl", "daemon-reload", NULL };
 	char out[256];

@@ -9,9 +9,9 @@
  * and on one pin protocol (a _new directory filled, then renamed or
  * exchanged into place under the pin lock) that detach, status and the
  * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on. Split, that protocol would be
- * spread over files and policy_obj exported with no second user. The
- * option table is here with its two readers: the command line and the words
- * of bench's --policy (mthpctl_attach_parse_words).
+ * spread over files and policy_obj exported with no second user. Errors go
+ * to the caller's sink (struct mthpctl_err_sink; NULL: printed), so apply
+ * and bench report them inside their own output.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -51,11 +51,10 @@ struct attach_args {
 	const char *threshold, *window, *min_usage, *max_size;
 	const char *object, *ops;	/* --object FILE, --ops NAME */
 	bool replace, private_obj;
-	/* set: the options come from a caller's words, not the command line
-	 * (mthpctl_attach_parse_words): a refusal goes here, unprinted */
-	char *err;
-	size_t err_len;
 };
+
+/* attach's options of the built-in policies, one per MTHPCTL_SPEC_OPTIONS */
+_Static_assert(MTHPCTL_NR_SPEC == 5, "a policy option added: give attach an option for it");
 
 static const struct argp_option options[] = {
 	{ "cgroup", 'c', "PATH", 0, "cgroup2 directory to attach to (required)", 0 },
@@ -97,18 +96,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_OBJECT: a->object = arg; break;
 	case OPT_OPS: a->ops = arg; break;
 	case ARGP_KEY_ARG:
-		if (a->err) {
-			snprintf(a->err, a->err_len, "unexpected argument '%s'", arg);
-			return EINVAL;
-		}
 		argp_error(state, "unexpected argument '%s'", arg);
-		break;
-	case ARGP_KEY_ERROR:
-		/* an option argp refused itself (unknown, or its argument
-		 * missing): it printed nothing under ARGP_NO_ERRS */
-		if (a->err && !a->err[0])
-			snprintf(a->err, a->err_len, "unrecognized option or missing argument: '%s'",
-				 state->argv[state->next > 1 ? state->next - 1 : 1]);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -190,57 +178,6 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 static unsigned int attach_flags(const struct attach_args *a)
 {
 	return (a->replace ? MTHPCTL_ATTACH_REPLACE : 0) | (a->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0);
-}
-
-int mthpctl_attach_parse_words(char *const words[], int nw, struct mthpctl_params *p,
-			       unsigned int *flags, char *err, size_t len)
-{
-	struct attach_args a = { .err = err, .err_len = len };
-	char *argv[MTHPCTL_ATTACH_MAX_WORDS + 3];
-	int argc = 0, i;
-
-	err[0] = '\0';
-	if (nw < 1 || nw > MTHPCTL_ATTACH_MAX_WORDS) {
-		snprintf(err, len, "a policy is 1 to %d words (NAME [attach options])",
-			 MTHPCTL_ATTACH_MAX_WORDS);
-		return MTHPCTL_EXIT_USAGE;
-	}
-	argv[argc++] = "attach";
-	argv[argc++] = "--policy";
-	for (i = 0; i < nw; i++)
-		argv[argc++] = words[i];
-	argv[argc] = NULL;
-	/* attach's own parser: no exit, no message printed, no --help */
-	if (argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_ERRS | ARGP_NO_HELP, NULL, &a)) {
-		if (!err[0])
-			snprintf(err, len, "bad attach options");
-		return MTHPCTL_EXIT_USAGE;
-	}
-	if (a.cgroup || a.object || a.ops) {
-		snprintf(err, len, "%s is not a policy option", a.cgroup ? "--cgroup" :
-			 a.object ? "--object" : "--ops");
-		return MTHPCTL_EXIT_USAGE;
-	}
-	*flags = attach_flags(&a);
-	return build_spec(&a, p, err, len);
-}
-
-int mthpctl_load_error(int err, const char *what)
-{
-	/* capabilities were checked first: EACCES at load is the verifier
-	 * refusing the program, not a missing privilege */
-	if (err == -EACCES)
-		return mthpctl_error(MTHPCTL_EXIT_FAIL,
-				     "%s: the kernel's verifier refused the program (%s; libbpf "
-				     "printed the verifier's log above)", what, strerror(-err));
-	if (err == -EPERM)
-		return mthpctl_error(MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
-	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
-		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
-				     "%s: the kernel refused bpf_mthp_ops on a cgroup (apply kernel/)", what);
-	/* libbpf prints its warnings, and a refused program's verifier log */
-	return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: %s (libbpf's warnings, if any, are above%s)",
-			     what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
 }
 
 /* The maps pinned beside the link, by their pin names: the built-in
@@ -334,19 +271,20 @@ static void set_rodata(struct mthp_bpf__rodata *r, const struct mthpctl_params *
 	r->cpu_slots_mask = cpu_slots_count() - 1;
 }
 
-static int open_policy(const struct mthpctl_params *p, struct policy_obj *o)
+static int open_policy(const struct mthpctl_params *p, struct policy_obj *o,
+		       const struct mthpctl_err_sink *sink)
 {
 	int err;
 
 	o->skel = mthp_bpf__open();
 	if (!o->skel)
-		return mthpctl_load_error(-errno, "opening the BPF policy failed");
+		return mthpctl_load_error(sink, -errno, "opening the BPF policy failed");
 	set_rodata(o->skel->rodata, p);
 	err = bpf_map__set_value_size(o->skel->maps.data_slots,
 				      (o->skel->rodata->cpu_slots_mask + 1) *
 				      sizeof(struct mthpctl_cpu_slot));
 	if (err)
-		return mthpctl_load_error(err, "sizing the policy's per-CPU slots failed");
+		return mthpctl_load_error(sink, err, "sizing the policy's per-CPU slots failed");
 	return 0;
 }
 
@@ -495,20 +433,21 @@ static bool find_shared(struct policy_obj *o, __u64 own_id, const struct mthpctl
 	return found;
 }
 
-static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o)
+static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o,
+		       const struct mthpctl_err_sink *sink)
 {
 	struct mthp_bpf *s = o->skel;
 	int err;
 
 	err = mthp_bpf__load(s);
 	if (err)
-		return mthpctl_load_error(err, "loading the BPF policy failed");
+		return mthpctl_load_error(sink, err, "loading the BPF policy failed");
 	mthpctl_timing("load");	/* libbpf's BTF work and the verifier */
 	err = mthpctl_struct_ops_ready(k, bpf_map__fd(s->maps.mthpctl_ops),
 				       bpf_map__value_size(s->maps.mthpctl_ops),
 				       bpf_program__fd(s->progs.choose_orders));
 	if (err)
-		return mthpctl_load_error(err, "preparing the policy failed");
+		return mthpctl_load_error(sink, err, "preparing the policy failed");
 	o->ops_fd = bpf_map__fd(s->maps.mthpctl_ops);
 	o->map_fds[PIN_CONF] = bpf_map__fd(s->maps.rodata);
 	o->map_fds[PIN_CGSTATE] = bpf_map__fd(s->maps.cgstate);
@@ -520,7 +459,7 @@ static int load_policy(const struct mthpctl_kernel *k, struct policy_obj *o)
 	return 0;
 }
 
-static int pin_maps(const struct policy_obj *o, const char *dir)
+static int pin_maps(const struct policy_obj *o, const char *dir, const struct mthpctl_err_sink *sink)
 {
 	char path[4200];
 	int i;
@@ -530,38 +469,39 @@ static int pin_maps(const struct policy_obj *o, const char *dir)
 			continue;	/* not a pin of this kind of policy */
 		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
 		if (bpf_obj_pin(o->map_fds[i], path))
-			return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
-					     strerror(errno));
+			return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
+					    strerror(errno));
 	}
 	return 0;
 }
 
 /* Checks before anything changes: privileges, the cgroup, bpffs, kernel. */
-static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k)
+static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k,
+			 const struct mthpctl_err_sink *sink)
 {
 	enum mthpctl_cg_result cr;
 	char why[4200];
 	int ret, e;
 
-	ret = mthpctl_check_caps();
+	ret = mthpctl_check_caps(sink);
 	if (ret)
 		return ret;
 	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
 	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
-				     mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
-	ret = mthpctl_check_bpffs();
+		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s",
+				    mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
+	ret = mthpctl_check_bpffs(sink);
 	if (ret)
 		return ret;
 	mthpctl_timing("checks");
 	mthpctl_probe_kernel(k);
 	mthpctl_timing("probe");
 	if (!k->btf)
-		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
-				     "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
 	if (!k->feat.mthp_ops)
-		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
-				     "this kernel lacks bpf_mthp_ops (apply kernel/)");
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "this kernel lacks bpf_mthp_ops (apply kernel/)");
 	return 0;
 }
 
@@ -580,7 +520,8 @@ static int find_attached(const char *dir, __u64 id, struct mthpctl_link *old)
 /* Point the cgroup's link at the new object (*replaced from then on), then
  * swap the pin dirs: the old pins end up in tmp and are removed. */
 static int link_replace(int old_fd, const struct mthpctl_link *old, const struct policy_obj *o,
-			const char *tmp, const char *dir, bool *replaced)
+			const char *tmp, const char *dir, bool *replaced,
+			const struct mthpctl_err_sink *sink)
 {
 	LIBBPF_OPTS(bpf_link_update_opts, uopts, .flags = BPF_F_REPLACE);
 	char path[4200];
@@ -588,7 +529,7 @@ static int link_replace(int old_fd, const struct mthpctl_link *old, const struct
 
 	mthpctl_pin_path(tmp, "link", path, sizeof(path));
 	if (bpf_obj_pin(old_fd, path))
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
 	old_map_fd = bpf_map_get_fd_by_id(old->map_id);
 	if (old_map_fd >= 0)
 		uopts.old_map_fd = old_map_fd;
@@ -598,22 +539,22 @@ static int link_replace(int old_fd, const struct mthpctl_link *old, const struct
 	if (old_map_fd >= 0)
 		close(old_map_fd);
 	if (err)
-		return mthpctl_load_error(err, "replacing the policy failed");
+		return mthpctl_load_error(sink, err, "replacing the policy failed");
 	*replaced = true;
 	/* new pins in place, old ones to tmp, then drop them */
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0)
 		return mthpctl_rm_pin_dir(tmp), 0;
 	mthpctl_rm_pin_dir(dir);
 	if (rename(tmp, dir))
-		return mthpctl_error(MTHPCTL_EXIT_FAIL,
-				     "policy replaced but moving pins to %s failed: %s (pins are in %s)",
-				     dir, strerror(errno), tmp);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL,
+				    "policy replaced but moving pins to %s failed: %s (pins are in %s)",
+				    dir, strerror(errno), tmp);
 	return 0;
 }
 
 /* A new link; closing it on a later failure detaches, nothing is left. */
 static int link_new(int cg_fd, const struct policy_obj *o, const char *tmp, const char *dir,
-		    int *link_fd)
+		    int *link_fd, const struct mthpctl_err_sink *sink)
 {
 	char path[4200];
 
@@ -621,18 +562,19 @@ static int link_new(int cg_fd, const struct policy_obj *o, const char *tmp, cons
 	 * no flag; appended after the cgroup's other policies */
 	*link_fd = bpf_link_create(o->ops_fd, cg_fd, BPF_STRUCT_OPS, NULL);
 	if (*link_fd < 0)
-		return mthpctl_load_error(-errno, "attaching the policy failed");
+		return mthpctl_load_error(sink, -errno, "attaching the policy failed");
 	mthpctl_pin_path(tmp, "link", path, sizeof(path));
 	if (bpf_obj_pin(*link_fd, path) || rename(tmp, dir))
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path, strerror(errno));
 	return 0;
 }
 
 /* The user's object (opened by attach_to()) loaded into o: its map to link,
  * the record and its counters (if any) to pin. */
-static int load_user(const struct mthpctl_kernel *k, struct policy_obj *o)
+static int load_user(const struct mthpctl_kernel *k, struct policy_obj *o,
+		     const struct mthpctl_err_sink *sink)
 {
-	int ret = mthpctl_object_load(k, &o->user);
+	int ret = mthpctl_object_load(k, &o->user, sink);
 
 	if (ret)
 		return ret;
@@ -645,7 +587,8 @@ static int load_user(const struct mthpctl_kernel *k, struct policy_obj *o)
 /* Attach the built-in policy of parameters p, or (file set) the bpf_mthp_ops
  * map ops of the user's object file. */
 static int attach_to(const char *cgroup, const struct mthpctl_params *p, const char *file,
-		     const char *ops, unsigned int flags, struct mthpctl_attach_result *res)
+		     const char *ops, unsigned int flags, struct mthpctl_attach_result *res,
+		     const struct mthpctl_err_sink *sink)
 {
 	char dir[4096], tmp[4096];
 	struct mthpctl_link old = {}, now = {};
@@ -659,11 +602,11 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	memset(res, 0, sizeof(*res));
 	policy_obj_init(&o);
 	mthpctl_timing(NULL);
-	ret = attach_checks(cgroup, &id, &k);
+	ret = attach_checks(cgroup, &id, &k, sink);
 	if (ret)
 		return ret;
 	/* a file that is no policy is refused before anything changes */
-	if (file && (ret = mthpctl_object_open(file, ops, &o.user))) {
+	if (file && (ret = mthpctl_object_open(file, ops, &o.user, sink))) {
 		policy_obj_close(&o);
 		return ret;
 	}
@@ -672,8 +615,8 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	lock_fd = mthpctl_lock_pins(true);
 	if (lock_fd < 0) {
 		policy_obj_close(&o);
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create or lock %s: %s",
-				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot create or lock %s: %s",
+				    MTHPCTL_PIN_ROOT, strerror(-lock_fd));
 	}
 
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
@@ -681,14 +624,14 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	mthpctl_rm_pin_dir(tmp);	/* leftover of an interrupted run */
 	old_fd = find_attached(dir, id, &old);
 	if (old_fd >= 0 && !(flags & MTHPCTL_ATTACH_REPLACE)) {
-		ret = mthpctl_error(MTHPCTL_EXIT_STATE,
-				    "%s already has a policy (link id %u); use --replace or detach it first",
-				    cgroup, old.id);
+		ret = mthpctl_fail(sink, MTHPCTL_EXIT_STATE,
+				   "%s already has a policy (link id %u); use --replace or detach it first",
+				   cgroup, old.id);
 		goto out;
 	}
 	cg_fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg_fd < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_CGROUP, "cannot open %s: %s", cgroup, strerror(errno));
+		ret = mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "cannot open %s: %s", cgroup, strerror(errno));
 		goto out;
 	}
 	mthpctl_timing("pins");
@@ -696,34 +639,34 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	if (file) {
 		/* never shared: mthpctl cannot know whether the object keeps
 		 * its state per cgroup (mthpctl-attach(8), --object) */
-		ret = load_user(&k, &o);
+		ret = load_user(&k, &o, sink);
 		if (ret)
 			goto out;
 		mthpctl_timing("ready");
 	} else if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id, p)) {
 		mthpctl_timing("share");
 	} else {
-		ret = open_policy(p, &o);
+		ret = open_policy(p, &o, sink);
 		if (ret)
 			goto out;
 		mthpctl_timing("open");
-		ret = load_policy(&k, &o);
+		ret = load_policy(&k, &o, sink);
 		if (ret)
 			goto out;
 		mthpctl_timing("ready");
 	}
 	if (mkdir(tmp, 0700)) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
+		ret = mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	have_tmp = true;
-	ret = pin_maps(&o, tmp);
+	ret = pin_maps(&o, tmp, sink);
 	if (ret)
 		goto out;
 	mthpctl_timing("pin");
 
 	if (old_fd >= 0) {
-		ret = link_replace(old_fd, &old, &o, tmp, dir, &res->replaced);
+		ret = link_replace(old_fd, &old, &o, tmp, dir, &res->replaced, sink);
 		if (res->replaced) {
 			/* tmp is gone or holds the only pins (said) */
 			have_tmp = false;
@@ -733,7 +676,7 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 		if (ret)
 			goto out;
 	} else {
-		ret = link_new(cg_fd, &o, tmp, dir, &link_fd);
+		ret = link_new(cg_fd, &o, tmp, dir, &link_fd, sink);
 		if (ret)
 			goto out;
 		have_tmp = false;
@@ -765,15 +708,15 @@ out:
 }
 
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
-		   struct mthpctl_attach_result *res)
+		   struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink)
 {
-	return attach_to(cgroup, p, NULL, NULL, flags, res);
+	return attach_to(cgroup, p, NULL, NULL, flags, res, sink);
 }
 
 int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops, unsigned int flags,
-			  struct mthpctl_attach_result *res)
+			  struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink)
 {
-	return attach_to(cgroup, NULL, file, ops, flags, res);
+	return attach_to(cgroup, NULL, file, ops, flags, res, sink);
 }
 
 /* p: the built-in policy's parameters; NULL: --object's a (the file, the
@@ -828,9 +771,9 @@ int cmd_attach(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (a.object)
-		ret = mthpctl_attach_object(a.cgroup, a.object, a.ops, attach_flags(&a), &r);
+		ret = mthpctl_attach_object(a.cgroup, a.object, a.ops, attach_flags(&a), &r, NULL);
 	else
-		ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r);
+		ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r, NULL);
 	if (ret)
 		return ret;
 	attach_report(a.cgroup, a.object ? NULL : &p, &a, &r);

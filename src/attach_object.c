@@ -107,7 +107,8 @@ static int file_hash(const char *path, __u64 *hash, __u64 *size)
 	return 0;
 }
 
-int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_obj *u)
+int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_obj *u,
+			const struct mthpctl_err_sink *sink)
 {
 	struct mthpctl_ops_map m[32];
 	struct bpf_map *maps[32];
@@ -121,8 +122,8 @@ int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_o
 	real = realpath(file, NULL);
 	if (!real || file_hash(real, &hash, &size)) {
 		free(real);
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "cannot read %s: %s (name a BPF object file, "
-				     "e.g. one built with clang -target bpf)", file, strerror(errno));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_USAGE, "cannot read %s: %s (name a BPF object file, "
+				    "e.g. one built with clang -target bpf)", file, strerror(errno));
 	}
 	u->obj = bpf_object__open_file(real, NULL);
 	if (!u->obj) {
@@ -131,15 +132,15 @@ int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_o
 		/* libbpf's own codes (not an ELF file, ...) are above errno's */
 		libbpf_strerror(errno, why, sizeof(why));
 		free(real);
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s is not a BPF object libbpf can open: %s "
-				     "(name a BPF object file, e.g. one built with clang -target bpf)",
-				     file, why);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_USAGE, "%s is not a BPF object libbpf can open: %s "
+				    "(name a BPF object file, e.g. one built with clang -target bpf)",
+				    file, why);
 	}
 	n = ops_maps(u->obj, m, maps, 32);
 	pick = mthpctl_pick_ops(m, n, ops, file, err, sizeof(err));
 	if (pick < 0) {
 		free(real);
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s", err);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_USAGE, "%s", err);
 	}
 	/* only the map to attach is created, and with it only the programs
 	 * it refers to (libbpf leaves the others unloaded) */
@@ -149,8 +150,8 @@ int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_o
 	u->stats = stats_map(u->obj);
 	if (mthpctl_object_info_fill(&u->info, real, m[pick].name, hash, size, u->stats)) {
 		free(real);
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "the path of %s is too long for its record "
-				     "(at most %zu bytes: move it)", file, sizeof(u->info.file) - 1);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_USAGE, "the path of %s is too long for its record "
+				    "(at most %zu bytes: move it)", file, sizeof(u->info.file) - 1);
 	}
 	free(real);
 	return 0;
@@ -184,7 +185,8 @@ static struct bpf_program *choose_prog(struct mthpctl_user_obj *u)
 	return prog;
 }
 
-int mthpctl_object_load(const struct mthpctl_kernel *k, struct mthpctl_user_obj *u)
+int mthpctl_object_load(const struct mthpctl_kernel *k, struct mthpctl_user_obj *u,
+			const struct mthpctl_err_sink *sink)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_RDONLY_PROG);
 	struct bpf_program *prog;
@@ -193,23 +195,23 @@ int mthpctl_object_load(const struct mthpctl_kernel *k, struct mthpctl_user_obj 
 
 	prog = choose_prog(u);
 	if (!prog)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "map '%s' of %s has no choose_orders program "
-				     "(set .choose_orders = (void *)your_prog: see mthp_ops.h)",
-				     u->info.ops, u->info.file);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_USAGE, "map '%s' of %s has no choose_orders program "
+				    "(set .choose_orders = (void *)your_prog: see mthp_ops.h)",
+				    u->info.ops, u->info.file);
 	err = bpf_object__load(u->obj);
 	if (err)
-		return mthpctl_load_error(err, "loading the BPF object failed");
+		return mthpctl_load_error(sink, err, "loading the BPF object failed");
 	mthpctl_timing("load");
 	err = mthpctl_struct_ops_ready(k, bpf_map__fd(u->ops), bpf_map__value_size(u->ops),
 				       bpf_program__fd(prog));
 	if (err)
-		return mthpctl_load_error(err, "preparing the policy failed");
+		return mthpctl_load_error(sink, err, "preparing the policy failed");
 	/* the record, frozen: status trusts what it says of the pins */
 	u->info_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mthpctl_object", sizeof(zero),
 				    sizeof(u->info), 1, &mopts);
 	if (u->info_fd < 0 || bpf_map_update_elem(u->info_fd, &zero, &u->info, 0) ||
 	    bpf_map_freeze(u->info_fd))
-		return mthpctl_load_error(-errno, "recording the object failed");
+		return mthpctl_load_error(sink, -errno, "recording the object failed");
 	return 0;
 }
 

@@ -17,23 +17,15 @@
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
 #include "compat.h"
-#include "kbtf.h"
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "pin.h"
-#include "plan.h"
 #include "sysfs.h"
-
-__u64 mthpctl_page_size(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return ps > 0 ? (__u64)ps : 4096;
-}
 
 /*
  * libbpf's warnings always reach stderr: they say why a load failed, with
@@ -53,140 +45,45 @@ void mthpctl_libbpf_setup(void)
 	libbpf_set_print(print_fn);
 }
 
-/* The running kernel's BTF (parsed by src/kbtf.c), mapped (kernels since
- * 6.16 allow it) or else read. */
-struct kbtf_file {
-	char *data;
-	size_t size;
-	bool mapped;
-	struct kbtf b;
-};
-
-static void kbtf_close(struct kbtf_file *f)
+/* Byte offset of a member of struct t, or -ENOENT (no struct, no member). */
+static int member_off(const struct btf *btf, __s32 id, const char *member)
 {
-	if (!f->data)
-		return;
-	if (f->mapped)
-		munmap(f->data, f->size);
-	else
-		free(f->data);
-	f->data = NULL;
-}
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m;
+	__u32 i;
 
-static int kbtf_open(struct kbtf_file *f)
-{
-	struct stat st;
-	ssize_t r;
-	size_t off = 0;
-	int fd;
-
-	memset(f, 0, sizeof(*f));
-	fd = open(MTHPCTL_VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(struct btf_header)) {
-		close(fd);
-		return -EINVAL;
-	}
-	f->size = st.st_size;
-	f->data = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (f->data != MAP_FAILED) {
-		f->mapped = true;
-	} else {
-		/* sysfs hands out at most a page per read */
-		f->data = malloc(f->size);
-		while (f->data && off < f->size &&
-		       (r = pread(fd, f->data + off, f->size - off, off)) > 0)
-			off += r;
-		if (!f->data || off != f->size) {
-			free(f->data);
-			f->data = NULL;
-			close(fd);
-			return -EIO;
-		}
-	}
-	close(fd);
-	if (kbtf_init(&f->b, f->data, f->size)) {
-		kbtf_close(f);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The key of the BTF file for the record (kbtf.h): this boot's id and the
- * file's identity; "" if either is unknown (nothing cached then). */
-static void probe_key(char *key, size_t len)
-{
-	char id[64];
-	struct stat st;
-
-	key[0] = 0;
-	if (mthpctl_read_file("/proc/sys/kernel/random/boot_id", id, sizeof(id)) <= 0 ||
-	    stat(MTHPCTL_VMLINUX_BTF, &st))
-		return;
-	id[strcspn(id, "\n")] = 0;
-	snprintf(key, len, "%s %llx %llx %llx", id, (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size);
-}
-
-/* The features an earlier run of this boot found in this file (kbtf.h). */
-static bool probe_cache_read(const char *id, struct kbtf_features *f)
-{
-	unsigned char rec[KBTF_CACHE_SIZE + 1];
-	ssize_t n;
-	int fd;
-
-	fd = open(MTHPCTL_PROBE_CACHE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	n = read(fd, rec, sizeof(rec));
-	close(fd);
-	return n > 0 && !kbtf_cache_get(rec, n, id, f);
-}
-
-/* Keep them for the next runs of this boot. Root only (the directory is
- * root's); a write that fails just means the next run walks again. */
-static void probe_cache_write(const char *id, const struct kbtf_features *f)
-{
-	unsigned char rec[KBTF_CACHE_SIZE];
-	char tmp[sizeof(MTHPCTL_PROBE_CACHE) + 32];
-	int fd;
-	bool ok;
-
-	if (!id[0] || geteuid() != 0)
-		return;
-	if (mkdir(MTHPCTL_STATE_DIR, 0755) && errno != EEXIST)
-		return;
-	kbtf_cache_put(f, id, rec);
-	snprintf(tmp, sizeof(tmp), "%s.%d", MTHPCTL_PROBE_CACHE, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	ok = write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec);
-	ok = !close(fd) && ok;
-	/* whole or not at all: a reader never sees half a record */
-	if (!ok || rename(tmp, MTHPCTL_PROBE_CACHE))
-		unlink(tmp);
+	if (!t || !btf_is_struct(t))
+		return -ENOENT;
+	for (i = 0, m = btf_members(t); i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return btf_member_bit_offset(t, i) / 8;
+	return -ENOENT;
 }
 
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
-	struct kbtf_file f;
-	char id[KBTF_CACHE_KEY_MAX];
+	struct btf *btf;
+	__s32 ops, value;
 
 	memset(k, 0, sizeof(*k));
 	k->feat.ops_data_off = k->feat.ops_fn_off = -ENOENT;
-	probe_key(id, sizeof(id));
-	if (id[0] && probe_cache_read(id, &k->feat)) {
-		k->btf = k->cached = true;
+	/* no BTF is an answer, not a warning of libbpf's on stderr */
+	if (access(MTHPCTL_VMLINUX_BTF, R_OK))
 		return;
-	}
-	if (kbtf_open(&f))
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
 		return;
 	k->btf = true;
-	if (!kbtf_features(&f.b, &k->feat))	/* a failed walk finds nothing */
-		probe_cache_write(id, &k->feat);
-	kbtf_close(&f);
+	ops = btf__find_by_name_kind(btf, "bpf_mthp_ops", BTF_KIND_STRUCT);
+	value = btf__find_by_name_kind(btf, "bpf_struct_ops_bpf_mthp_ops", BTF_KIND_STRUCT);
+	k->feat.mthp_ops = ops > 0 && value > 0;
+	k->feat.psi_kfunc = btf__find_by_name_kind(btf, "bpf_cgroup_psi_stall", BTF_KIND_FUNC) > 0;
+	k->feat.memcg_kfuncs = btf__find_by_name_kind(btf, "bpf_get_mem_cgroup", BTF_KIND_FUNC) > 0;
+	k->feat.wq = btf__find_by_name_kind(btf, "bpf_wq_start", BTF_KIND_FUNC) > 0;
+	k->feat.ops_data_off = member_off(btf, value, "data");
+	k->feat.ops_fn_off = member_off(btf, ops, "choose_orders");
+	k->feat.ops_type_id = ops > 0 ? ops : 0;
+	btf__free(btf);
 }
 
 static bool has_cap(const struct __user_cap_data_struct *d, int cap)
@@ -194,7 +91,7 @@ static bool has_cap(const struct __user_cap_data_struct *d, int cap)
 	return d[cap / 32].effective & (1U << (cap % 32));
 }
 
-int mthpctl_check_caps(void)
+int mthpctl_check_caps(const struct mthpctl_err_sink *sink)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
@@ -202,24 +99,24 @@ int mthpctl_check_caps(void)
 	int last = 0;
 
 	if (syscall(SYS_capget, &h, d))
-		return mthpctl_error(MTHPCTL_EXIT_PERM, "cannot read capabilities: %s (run as root)",
-				     strerror(errno));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM, "cannot read capabilities: %s (run as root)",
+				    strerror(errno));
 	if (mthpctl_read_file("/proc/sys/kernel/cap_last_cap", buf, sizeof(buf)) > 0)
 		last = atoi(buf);
 	if (!has_cap(d, CAP_SYS_ADMIN) || (last >= CAP_BPF && !has_cap(d, CAP_BPF)))
-		return mthpctl_error(MTHPCTL_EXIT_PERM,
-				     "needs CAP_SYS_ADMIN and CAP_BPF (run as root, e.g. with sudo)");
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM,
+				    "needs CAP_SYS_ADMIN and CAP_BPF (run as root, e.g. with sudo)");
 	return 0;
 }
 
-int mthpctl_check_bpffs(void)
+int mthpctl_check_bpffs(const struct mthpctl_err_sink *sink)
 {
 	struct statfs s;
 
 	if (statfs(MTHPCTL_BPFFS, &s) || (unsigned long)s.f_type != MTHPCTL_BPFFS_MAGIC)
-		return mthpctl_error(MTHPCTL_EXIT_BPFFS,
-				     "bpffs is not mounted at %s (mount -t bpf bpf %s)",
-				     MTHPCTL_BPFFS, MTHPCTL_BPFFS);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_BPFFS,
+				    "bpffs is not mounted at %s (mount -t bpf bpf %s)",
+				    MTHPCTL_BPFFS, MTHPCTL_BPFFS);
 	return 0;
 }
 
@@ -460,4 +357,22 @@ bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id)
 	counters_sum_calls(&t->cnt);
 	*map_id = info.id;
 	return true;
+}
+
+int mthpctl_load_error(const struct mthpctl_err_sink *sink, int err, const char *what)
+{
+	/* capabilities were checked first: EACCES at load is the verifier
+	 * refusing the program, not a missing privilege */
+	if (err == -EACCES)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL,
+				    "%s: the kernel's verifier refused the program (%s; libbpf "
+				    "printed the verifier's log above)", what, strerror(-err));
+	if (err == -EPERM)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_PERM, "%s: %s (run as root)", what, strerror(-err));
+	if (err == -EOPNOTSUPP || err == -ENOTSUPP)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "%s: the kernel refused bpf_mthp_ops on a cgroup (apply kernel/)", what);
+	/* libbpf prints its warnings, and a refused program's verifier log */
+	return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "%s: %s (libbpf's warnings, if any, are above%s)",
+			    what, strerror(-err), g.verbose ? "" : "; -v adds its debug output");
 }

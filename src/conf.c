@@ -16,19 +16,19 @@
 
 #define TARGET_MAX	4095	/* PATH_MAX less the NUL */
 
-static const char *const key_names[] = {
-	[MTHPCTL_SPEC_POLICY] = "policy",
-	[MTHPCTL_SPEC_THRESHOLD] = "threshold",
-	[MTHPCTL_SPEC_WINDOW] = "window",
-	[MTHPCTL_SPEC_MIN_USAGE] = "min-usage",
-	[MTHPCTL_SPEC_MAX_SIZE] = "max-size",
-};
-#define KEY_PRIVATE	5	/* after the spec's fields */
-#define NR_KEYS		6
+/* The keys: the spec's options (MTHPCTL_SPEC_OPTIONS), then private. */
+#define KEY_NAME(id, member, name)	[id] = name,
+static const char *const key_names[] = { MTHPCTL_SPEC_OPTIONS(KEY_NAME) };
+#undef KEY_NAME
+#define KEY_PRIVATE	MTHPCTL_NR_SPEC
+#define NR_KEYS		MTHPCTL_CONF_NR_KEYS
+_Static_assert(NR_KEYS == 6, "a key added: name it in set_key()'s refusal");
 
 static const char **spec_field(struct mthpctl_policy_spec *s, int key)
 {
-	const char **f[] = { &s->policy, &s->threshold, &s->window, &s->min_usage, &s->max_size };
+#define KEY_FIELD(id, member, name)	[id] = &s->member,
+	const char **f[] = { MTHPCTL_SPEC_OPTIONS(KEY_FIELD) };
+#undef KEY_FIELD
 
 	return f[key];
 }

@@ -19,6 +19,8 @@
 
 #define MTHPCTL_CONF_FILE	"/etc/mthpctl/policies.conf"
 #define MTHPCTL_CONF_DIR	"/etc/mthpctl/policies.d"
+/* A section's keys: the policy's options, then private. */
+#define MTHPCTL_CONF_NR_KEYS	(MTHPCTL_NR_SPEC + 1)
 
 struct mthpctl_conf_entry {
 	char *target;		/* the section name: a path, or a unit name */
@@ -26,7 +28,9 @@ struct mthpctl_conf_entry {
 	char *file;		/* where the section starts */
 	int line;
 	struct mthpctl_policy_spec spec;	/* strings owned by the entry */
-	int key_line[6];	/* line of each key: the spec fields (enum mthpctl_spec_field), then private; 0: absent */
+	/* line of each key: the spec fields (enum mthpctl_spec_field), then
+	 * private; 0: absent */
+	int key_line[MTHPCTL_CONF_NR_KEYS];
 	bool private_obj;
 	struct mthpctl_params params;
 };

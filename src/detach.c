@@ -109,16 +109,16 @@ static int detach_all(void)
  * leftovers of its interrupted operations, under the lock. */
 /* A link detached whose pins cannot be removed would stay behind as a
  * stale pin: on a read-only bpffs nothing is changed. 0 or an exit code. */
-static int refuse_read_only(void)
+static int refuse_read_only(const struct mthpctl_err_sink *sink)
 {
 	if (access(MTHPCTL_PIN_ROOT, W_OK) == 0 || errno != EROFS)
 		return 0;
-	return mthpctl_error(MTHPCTL_EXIT_FAIL,
-			     "%s is on a read-only mount: nothing detached (mount -o remount,rw %s)",
-			     MTHPCTL_PIN_ROOT, MTHPCTL_BPFFS);
+	return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL,
+			    "%s is on a read-only mount: nothing detached (mount -o remount,rw %s)",
+			    MTHPCTL_PIN_ROOT, MTHPCTL_BPFFS);
 }
 
-int mthpctl_detach_id(__u64 id, const char *name)
+int mthpctl_detach_id(__u64 id, const char *name, const struct mthpctl_err_sink *sink)
 {
 	char dir[4096];
 	int err, lock_fd;
@@ -127,20 +127,20 @@ int mthpctl_detach_id(__u64 id, const char *name)
 	 * to lock; the check below says so) */
 	lock_fd = mthpctl_lock_pins(false);
 	if (lock_fd < 0 && lock_fd != -ENOENT)
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
-				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
+				    MTHPCTL_PIN_ROOT, strerror(-lock_fd));
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, NULL, dir, sizeof(dir));
-	err = refuse_read_only();
+	err = refuse_read_only(sink);
 	if (err)
 		goto out;
 	if (access(dir, F_OK)) {
-		err = mthpctl_error(MTHPCTL_EXIT_STATE, "%s has no policy attached by mthpctl (see mthpctl status)",
-				    name);
+		err = mthpctl_fail(sink, MTHPCTL_EXIT_STATE, "%s has no policy attached by mthpctl (see mthpctl status)",
+				   name);
 		goto out;
 	}
 	err = detach_dir(dir);
 	if (err) {
-		err = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
+		err = mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot remove %s: %s", dir, strerror(-err));
 		goto out;
 	}
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, id, "_new", dir, sizeof(dir));
@@ -153,7 +153,7 @@ out:
 	return err;
 }
 
-int mthpctl_detach(const char *cgroup, __u64 *id)
+int mthpctl_detach(const char *cgroup, __u64 *id, const struct mthpctl_err_sink *sink)
 {
 	enum mthpctl_cg_result cr;
 	char msg[4400];
@@ -161,10 +161,10 @@ int mthpctl_detach(const char *cgroup, __u64 *id)
 
 	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
 	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s%s",
-				     mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
-				     cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
-	return mthpctl_detach_id(*id, cgroup);
+		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s%s",
+				    mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
+				    cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
+	return mthpctl_detach_id(*id, cgroup, sink);
 }
 
 static int detach_one(const char *cgroup)
@@ -172,7 +172,7 @@ static int detach_one(const char *cgroup)
 	__u64 id;
 	int ret;
 
-	ret = mthpctl_detach(cgroup, &id);
+	ret = mthpctl_detach(cgroup, &id, NULL);
 	if (ret)
 		return ret;
 	if (g.json) {
@@ -196,10 +196,10 @@ int cmd_detach(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.all == !a.cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "give either --cgroup PATH or --all");
-	ret = mthpctl_check_caps();
+	ret = mthpctl_check_caps(NULL);
 	if (ret)
 		return ret;
-	ret = mthpctl_check_bpffs();
+	ret = mthpctl_check_bpffs(NULL);
 	if (ret)
 		return ret;
 	if (a.cgroup)
@@ -208,7 +208,7 @@ int cmd_detach(int argc, char **argv)
 	if (lock_fd < 0 && lock_fd != -ENOENT)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",
 				     MTHPCTL_PIN_ROOT, strerror(-lock_fd));
-	ret = refuse_read_only();
+	ret = refuse_read_only(NULL);
 	if (!ret)
 		ret = detach_all();
 	if (lock_fd >= 0)

@@ -12,42 +12,6 @@
 const char *argp_program_bug_address = "the mthpctl issue tracker";
 error_t argp_err_exit_status = MTHPCTL_EXIT_USAGE;
 
-static const struct argp_option global_options[] = {
-	{ "json", 'j', NULL, 0, "Print JSON", 0 },
-	{ "pretty", 'p', NULL, 0, "Print pretty JSON (implies --json)", 0 },
-	/* libbpf's warnings (a refused program's verifier log among them)
-	 * are shown without -v: see print_fn() in bpfutil.c */
-	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output (warnings always)", 0 },
-	{ "version", 'V', NULL, 0, "Print versions and kernel features, then exit", 0 },
-	{ 0 }
-};
-
-static error_t global_parse(int key, char *arg, struct argp_state *state)
-{
-	switch (key) {
-	case 'j': g.json = true; break;
-	case 'p': g.json = g.pretty = true; break;
-	case 'v': g.verbose = true; break;
-	case 'V': g.version = true; break;
-	case ARGP_KEY_END:
-		/* after every option, wherever -V stood: -j may follow it; a
-		 * command named with -V is not run, as with argp's --version */
-		if (g.version)
-			exit(mthpctl_print_version());
-		return ARGP_ERR_UNKNOWN;
-	default: return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-const struct argp mthpctl_global_argp = { global_options, global_parse, NULL, NULL, NULL, NULL, NULL };
-
-/* Every subcommand accepts the global options after its name too. */
-const struct argp_child mthpctl_subcommand_children[] = {
-	{ &mthpctl_global_argp, 0, "Global options:", 5 },
-	{ 0 }
-};
-
 static const struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -138,6 +102,7 @@ int main(int argc, char **argv)
 	char name[64];
 	int nmatch;
 
+	g.print_version = mthpctl_print_version;	/* -V, wherever it stands */
 	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	c = find_cmd(argv[cmd_index], &nmatch);
 	if (!c) {

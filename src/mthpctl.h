@@ -7,7 +7,7 @@
 #include <linux/types.h>
 
 #include "json.h"
-#include "kbtf.h"
+#include "needs.h"
 #include "mthp_policy.h"
 
 /* Exit codes, documented in mthpctl(8). */
@@ -26,9 +26,8 @@ enum {
 struct mthpctl_global {
 	bool json, pretty, verbose, version;
 	struct jw jw;
-	/* set: mthpctl_error() stores its message here instead of printing */
-	char *error_buf;
-	size_t error_len;
+	/* -V: what version prints (version.c), set by main() */
+	int (*print_version)(void);
 };
 extern struct mthpctl_global g;
 extern const struct argp mthpctl_global_argp;
@@ -38,21 +37,45 @@ extern const struct argp_child mthpctl_subcommand_children[];
  * returns code. */
 int mthpctl_error(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Where attach, detach and their checks send an error: NULL prints it as
+ * mthpctl_error() does; a sink keeps the message, unprinted, for a caller
+ * that reports it inside its own output (bench's notes, apply's JSON).
+ */
+struct mthpctl_err_sink {
+	char *msg;
+	size_t len;
+};
+int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void mthpctl_json_begin(void);	/* jw on stdout with -p honoured */
 
 /*
- * A policy as its options give it (attach's command line, a section of
- * apply's configuration): strings as typed, NULL when not given.
+ * The options of a built-in policy, once: X(FIELD, member, name). struct
+ * mthpctl_policy_spec, enum mthpctl_spec_field, apply's configuration keys
+ * (conf.c) and bench's --policy words (mthpctl_policy_spec_words()) are
+ * generated from it.
  */
+#define MTHPCTL_SPEC_OPTIONS(X)					\
+	X(MTHPCTL_SPEC_POLICY, policy, "policy")		\
+	X(MTHPCTL_SPEC_THRESHOLD, threshold, "threshold")	\
+	X(MTHPCTL_SPEC_WINDOW, window, "window")		\
+	X(MTHPCTL_SPEC_MIN_USAGE, min_usage, "min-usage")	\
+	X(MTHPCTL_SPEC_MAX_SIZE, max_size, "max-size")
+#define MTHPCTL_SPEC_MEMBER(id, member, name)	const char *member;
+#define MTHPCTL_SPEC_ID(id, member, name)	id,
+/* A policy as its options give it (attach's command line, a section of
+ * apply's configuration, bench's --policy): strings as typed, NULL when not
+ * given. */
 struct mthpctl_policy_spec {
-	const char *policy, *threshold, *window, *min_usage, *max_size;
+	MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_MEMBER)
 };
 /* Which option mthpctl_policy_build() refused (MTHPCTL_SPEC_NONE: a
  * combination of them). */
 enum mthpctl_spec_field {
 	MTHPCTL_SPEC_NONE = -1,
-	MTHPCTL_SPEC_POLICY, MTHPCTL_SPEC_THRESHOLD, MTHPCTL_SPEC_WINDOW,
-	MTHPCTL_SPEC_MIN_USAGE, MTHPCTL_SPEC_MAX_SIZE,
+	MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_ID)
+	MTHPCTL_NR_SPEC
 };
 /* policy_spec.c, pure: validate a spec into parameters for a kernel whose
  * PMD order is top_order. On a refusal: MTHPCTL_EXIT_USAGE, the message in
@@ -61,6 +84,15 @@ enum mthpctl_spec_field {
 int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, __u64 page_size,
 			 const char *opt_prefix, struct mthpctl_params *p, char *err, size_t len,
 			 enum mthpctl_spec_field *field);
+/* A policy as words: its name, then the options attach takes for a
+ * built-in policy (--threshold, --window, --min-usage, --max-size, each
+ * with its value after '=' or as the next word, --private and --replace;
+ * unique prefixes accepted, as attach's parser accepts them), as bench's
+ * --policy "auto --threshold 50ms" gives it. The spec's strings point into
+ * words; *flags: MTHPCTL_ATTACH_*. 0, or MTHPCTL_EXIT_USAGE with why in err.
+ * Pure (policy_spec.c). */
+int mthpctl_policy_spec_words(char *const words[], int nw, struct mthpctl_policy_spec *s,
+			      unsigned int *flags, char *err, size_t len);
 /* The same parameters (what attaching with either would load)? */
 bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_params *b);
 
@@ -74,17 +106,15 @@ const char *mthpctl_tva_name(__u32 tva);
 /* bpfutil.c */
 struct mthpctl_kernel {
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
-	struct kbtf_features feat;	/* what it has (nothing without BTF) */
-	bool cached;		/* feat from this boot's earlier probe */
+	struct mthpctl_features feat;	/* what it has (nothing without BTF) */
 };
 #define MTHPCTL_VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-/* One walk over the kernel's BTF (no libbpf parse), once per boot: the
- * result is kept in MTHPCTL_PROBE_CACHE (kbtf.h). */
+/* What the running kernel's BTF offers mthpctl (libbpf's BTF API). */
 void mthpctl_probe_kernel(struct mthpctl_kernel *k);
-int mthpctl_check_caps(void);		/* 0 or MTHPCTL_EXIT_PERM (prints) */
-int mthpctl_check_bpffs(void);		/* 0 or MTHPCTL_EXIT_BPFFS (prints) */
+/* 0, or MTHPCTL_EXIT_PERM / MTHPCTL_EXIT_BPFFS with why to sink */
+int mthpctl_check_caps(const struct mthpctl_err_sink *sink);
+int mthpctl_check_bpffs(const struct mthpctl_err_sink *sink);
 void mthpctl_libbpf_setup(void);
-__u64 mthpctl_page_size(void);
 
 struct mthpctl_link {
 	__u32 id, type, map_id;
@@ -121,7 +151,8 @@ void mthpctl_timing(const char *step);
 double mthpctl_now_ms(void);	/* CLOCK_MONOTONIC */
 
 /* attach.c: attach (or with MTHPCTL_ATTACH_REPLACE replace) the policy of
- * parameters p to the cgroup directory; errors printed. An exit code. */
+ * parameters p to the cgroup directory; errors to sink (NULL: printed). An
+ * exit code. */
 #define MTHPCTL_ATTACH_REPLACE	(1U << 0)
 #define MTHPCTL_ATTACH_PRIVATE	(1U << 1)	/* never share a policy object */
 struct mthpctl_attach_result {
@@ -134,30 +165,23 @@ struct mthpctl_attach_result {
 	char ops[64];		/* --object: the struct_ops map attached */
 	char pin[4096];
 };
-/* A libbpf or kernel error of loading or attaching (-errno) as the exit
- * code and message of attach, what: the step that failed. Printed. */
-int mthpctl_load_error(int err, const char *what);
+/* bpfutil.c: a libbpf or kernel error of loading or attaching (-errno) as
+ * the exit code and message of attach, what: the step that failed; to sink. */
+int mthpctl_load_error(const struct mthpctl_err_sink *sink, int err, const char *what);
 /* attach --object: FILE's bpf_mthp_ops map (ops: the map's name, or NULL
  * when FILE has one), loaded for this cgroup alone, never shared. */
 int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops, unsigned int flags,
-			  struct mthpctl_attach_result *res);
+			  struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink);
 /* The PMD order of this kernel (hpage_pmd_size): the top of auto's ladder. */
 __u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
-		   struct mthpctl_attach_result *res);
-/* A policy as words of attach's command line after --cgroup PATH
- * ({"auto", "--max-size", "4K"}: its name, then attach's options), read by
- * attach's own parser into p and MTHPCTL_ATTACH_* flags. 0, or
- * MTHPCTL_EXIT_USAGE with why in err (nothing printed). */
-#define MTHPCTL_ATTACH_MAX_WORDS	16
-int mthpctl_attach_parse_words(char *const words[], int nw, struct mthpctl_params *p,
-			       unsigned int *flags, char *err, size_t len);
+		   struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink);
 
 /* detach.c: detach the policy of the cgroup directory (*id: its cgroup
- * id), or of cgroup id (name: how messages call it); errors printed. An
- * exit code (MTHPCTL_EXIT_STATE: it has none). */
-int mthpctl_detach(const char *cgroup, __u64 *id);
-int mthpctl_detach_id(__u64 id, const char *name);
+ * id), or of cgroup id (name: how messages call it); errors to sink (NULL:
+ * printed). An exit code (MTHPCTL_EXIT_STATE: it has none). */
+int mthpctl_detach(const char *cgroup, __u64 *id, const struct mthpctl_err_sink *sink);
+int mthpctl_detach_id(__u64 id, const char *name, const struct mthpctl_err_sink *sink);
 
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);

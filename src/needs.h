@@ -8,12 +8,26 @@
 #define MTHPCTL_NEEDS_H
 
 #include <stdbool.h>
+#include <linux/types.h>
+#include <linux/types.h>
 
-#include "kbtf.h"
+
+/* What mthpctl looks for in the kernel's BTF (mthpctl_probe_kernel()): the
+ * series' struct_ops and kfuncs, bpf_wq, and the member offsets attach and
+ * status need. */
+struct mthpctl_features {
+	bool mthp_ops;		/* bpf_mthp_ops and its struct_ops value type */
+	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
+	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
+	bool wq;		/* bpf_wq_start */
+	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -ENOENT */
+	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -ENOENT */
+	__u32 ops_type_id;	/* BTF id of bpf_mthp_ops (BPF_PROG_QUERY); 0: none */
+};
 
 struct mthpctl_have {
 	bool btf;			/* /sys/kernel/btf/vmlinux readable */
-	struct kbtf_features feat;	/* found in it (nothing without BTF) */
+	struct mthpctl_features feat;	/* found in it (nothing without BTF) */
 	bool psi;			/* /proc/pressure/memory readable */
 	bool cgroup2;			/* a cgroup2 mount */
 	bool memcg;			/* its root offers the memory controller */

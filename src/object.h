@@ -67,10 +67,12 @@ int mthpctl_object_info_fill(struct mthpctl_object_info *info, const char *file,
 bool mthpctl_object_info_valid(const struct mthpctl_object_info *info);
 
 /* attach_object.c: the user's object, opened (no kernel object made) and
- * then loaded. Each returns an exit code, its error printed. */
+ * then loaded. Each returns an exit code, its error to the sink (NULL:
+ * printed). */
 struct bpf_object;
 struct bpf_map;
 struct mthpctl_kernel;
+struct mthpctl_err_sink;
 struct mthpctl_user_obj {
 	struct bpf_object *obj;
 	struct bpf_map *ops;		/* the bpf_mthp_ops map to attach */
@@ -78,10 +80,12 @@ struct mthpctl_user_obj {
 	int info_fd;			/* the record's map, once loaded; else -1 */
 	struct mthpctl_object_info info;
 };
-/* Open file and pick its map (ops: --ops or NULL). */
-int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_obj *u);
+/* Open file and pick its map (ops: --ops or NULL). Errors to sink. */
+int mthpctl_object_open(const char *file, const char *ops, struct mthpctl_user_obj *u,
+			const struct mthpctl_err_sink *sink);
 /* Load it, its map's value set, and make the record's map. */
-int mthpctl_object_load(const struct mthpctl_kernel *k, struct mthpctl_user_obj *u);
+int mthpctl_object_load(const struct mthpctl_kernel *k, struct mthpctl_user_obj *u,
+			const struct mthpctl_err_sink *sink);
 int mthpctl_object_ops_fd(const struct mthpctl_user_obj *u);
 int mthpctl_object_stats_fd(const struct mthpctl_user_obj *u);	/* -1: none */
 void mthpctl_object_close(struct mthpctl_user_obj *u);		/* any state */

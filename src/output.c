@@ -1,28 +1,67 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* mthpctl: the global options and state, errors, policy names and parameters as text. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "mthpctl.h"
 #include "parse.h"
+#include "sysfs.h"
 
 struct mthpctl_global g;
+
+/* The global options, of the top level and of every command (after its
+ * name too): here, beside g, so that the commands need not call into
+ * main.c, which calls them. */
+static const struct argp_option global_options[] = {
+	{ "json", 'j', NULL, 0, "Print JSON", 0 },
+	{ "pretty", 'p', NULL, 0, "Print pretty JSON (implies --json)", 0 },
+	/* libbpf's warnings (a refused program's verifier log among them)
+	 * are shown without -v: see print_fn() in bpfutil.c */
+	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output (warnings always)", 0 },
+	{ "version", 'V', NULL, 0, "Print versions and kernel features, then exit", 0 },
+	{ 0 }
+};
+
+static error_t global_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'j': g.json = true; break;
+	case 'p': g.json = g.pretty = true; break;
+	case 'v': g.verbose = true; break;
+	case 'V': g.version = true; break;
+	case ARGP_KEY_END:
+		/* after every option, wherever -V stood: -j may follow it; a
+		 * command named with -V is not run, as with argp's --version */
+		if (g.version)
+			exit(g.print_version());
+		return ARGP_ERR_UNKNOWN;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp mthpctl_global_argp = { global_options, global_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* Every subcommand accepts the global options after its name too. */
+const struct argp_child mthpctl_subcommand_children[] = {
+	{ &mthpctl_global_argp, 0, "Global options:", 5 },
+	{ 0 }
+};
 
 void mthpctl_json_begin(void)
 {
 	jw_init(&g.jw, stdout, g.pretty);
 }
 
-int mthpctl_error(int code, const char *fmt, ...)
+static int report_error(const struct mthpctl_err_sink *sink, int code, const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (g.error_buf) {
-		/* a command that reports the error inside its own output */
-		snprintf(g.error_buf, g.error_len, "%s", msg);
+	if (sink) {
+		/* a caller that reports the error inside its own output */
+		snprintf(sink->msg, sink->len, "%s", msg);
 	} else if (g.json) {
 		struct jw w;
 
@@ -38,14 +77,33 @@ int mthpctl_error(int code, const char *fmt, ...)
 	return code;
 }
 
+int mthpctl_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = report_error(NULL, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = report_error(sink, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 const char *mthpctl_policy_name(__u32 policy)
 {
-	switch (policy) {
-	case MTHPCTL_POLICY_AUTO: return "auto";
-	case MTHPCTL_POLICY_FIXED: return "fixed";
-	case MTHPCTL_POLICY_NEVER: return "never";
-	default: return "unknown";
-	}
+#define POLICY_NAME(id, text)	[id] = text,
+	static const char *const n[MTHPCTL_POLICY_END] = { MTHPCTL_POLICIES(POLICY_NAME) };
+#undef POLICY_NAME
+
+	return policy < MTHPCTL_POLICY_END && n[policy] ? n[policy] : "unknown";
 }
 
 const char *mthpctl_reason_name(__u32 reason)
@@ -68,6 +126,10 @@ static const char *cap_str(__u32 max_order, char *buf, size_t len)
 {
 	return mthpctl_format_size(mthpctl_page_size() << max_order, buf, len);
 }
+
+/* Text and JSON name every parameter a user sets (not magic, nor
+ * top_order, the kernel's): a parameter added is written here too. */
+_Static_assert(MTHPCTL_NR_PARAMS == 7, "a parameter added: show it in status");
 
 char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len)
 {

@@ -20,7 +20,8 @@ static int find_id(const void *arr, size_t n, size_t size, size_t off, __u64 id)
 			return i;
 	return -1;
 }
-#define find_have(h, nh, id)	find_id(h, nh, sizeof(*(h)), offsetof(struct mthpctl_have, cgroup_id), id)
+#define find_have(h, nh, id)	\
+	find_id(h, nh, sizeof(*(h)), offsetof(struct mthpctl_attached, cgroup_id), id)
 #define find_applied(a, na, id)	find_id(a, na, sizeof(*(a)), offsetof(struct mthpctl_applied, cgroup_id), id)
 
 static bool wanted_target(const struct mthpctl_want *w, size_t nw, const char *target)
@@ -43,7 +44,8 @@ static bool wanted_id(const struct mthpctl_want *w, size_t nw, __u64 id)
 	return false;
 }
 
-size_t mthpctl_plan(const struct mthpctl_want *w, size_t nw, const struct mthpctl_have *h, size_t nh,
+size_t mthpctl_plan(const struct mthpctl_want *w, size_t nw,
+		    const struct mthpctl_attached *h, size_t nh,
 		    const struct mthpctl_applied *a, size_t na, bool partial,
 		    struct mthpctl_action *out, size_t *changes)
 {
@@ -116,6 +118,7 @@ const char *mthpctl_action_name(enum mthpctl_action_kind k)
  * of the line (a path may hold spaces). Lines starting with # are comments.
  */
 #define STATE_FMT	"%llu %u %u %u %u %u %llu %llu %llu %n"
+_Static_assert(MTHPCTL_NR_PARAMS == 7, "a parameter added: give it a column of the state file");
 
 int mthpctl_applied_format(const struct mthpctl_applied *a, char *buf, size_t len)
 {

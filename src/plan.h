@@ -15,8 +15,6 @@
 
 #define MTHPCTL_STATE_DIR	"/run/mthpctl"
 #define MTHPCTL_STATE_FILE	MTHPCTL_STATE_DIR "/applied"
-/* what mthpctl_probe_kernel() found in this boot's kernel BTF */
-#define MTHPCTL_PROBE_CACHE	MTHPCTL_STATE_DIR "/kernel-features"
 
 /* A target of the configuration, resolved to its cgroup. */
 struct mthpctl_want {
@@ -28,7 +26,7 @@ struct mthpctl_want {
 };
 
 /* A policy attached now (a pin directory whose link is attached). */
-struct mthpctl_have {
+struct mthpctl_attached {
 	__u64 cgroup_id;
 	__u32 link_id;
 	bool have_params;	/* conf pin readable */
@@ -68,7 +66,8 @@ struct mthpctl_action {
  * Returns the number of actions written to out (room for nw + na), and in
  * *changes how many change the kernel (attach, replace, detach).
  */
-size_t mthpctl_plan(const struct mthpctl_want *w, size_t nw, const struct mthpctl_have *h, size_t nh,
+size_t mthpctl_plan(const struct mthpctl_want *w, size_t nw,
+		    const struct mthpctl_attached *h, size_t nh,
 		    const struct mthpctl_applied *a, size_t na, bool partial,
 		    struct mthpctl_action *out, size_t *changes);
 const char *mthpctl_action_name(enum mthpctl_action_kind k);

@@ -2,10 +2,12 @@
 /*
  * A policy's options (strings as typed) into its parameters, with the
  * refusal of a bad value as one line naming the fix. Pure: attach calls it
- * with its command line, apply with each section of its configuration.
+ * with its command line, apply with each section of its configuration,
+ * bench with the words of its --policy (mthpctl_policy_spec_words()).
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,16 +17,97 @@
 /* auto, fixed, never, or a unique prefix of one */
 static int pick_policy(const char *name, __u32 *policy)
 {
-	static const char *const names[] = { "auto", "fixed", "never" };
-	static const __u32 ids[] = { MTHPCTL_POLICY_AUTO, MTHPCTL_POLICY_FIXED, MTHPCTL_POLICY_NEVER };
+#define POLICY_NAME(id, text)	text,
+#define POLICY_ID(id, text)	id,
+	static const char *const names[] = { MTHPCTL_POLICIES(POLICY_NAME) };
+	static const __u32 ids[] = { MTHPCTL_POLICIES(POLICY_ID) };
+#undef POLICY_NAME
+#undef POLICY_ID
 	int i, n = 0;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < MTHPCTL_NR_POLICIES; i++)
 		if (!strncmp(names[i], name, strlen(name)) && *name) {
 			*policy = ids[i];
 			n++;
 		}
 	return n == 1 ? 0 : -EINVAL;
+}
+
+/* attach's options of a built-in policy, as bench's --policy words give them
+ * (--policy too, as attach's parser read it there) */
+static const struct {
+	const char *name;
+	size_t field;		/* offsetof the spec's string; or flag */
+	unsigned int flag;	/* a switch: the MTHPCTL_ATTACH_* flag */
+} word_opts[] = {
+#define WORD_OPT(id, member, name)	{ name, offsetof(struct mthpctl_policy_spec, member), 0 },
+	MTHPCTL_SPEC_OPTIONS(WORD_OPT)
+#undef WORD_OPT
+	{ "private", 0, MTHPCTL_ATTACH_PRIVATE },
+	{ "replace", 0, MTHPCTL_ATTACH_REPLACE },
+};
+#define NR_WORD_OPTS (int)(sizeof(word_opts) / sizeof(word_opts[0]))
+
+/* The option whose name (or a unique prefix of it) is the n bytes at name:
+ * its index, or -1. */
+static int word_opt(const char *name, size_t n)
+{
+	int i, found = -1;
+
+	for (i = 0; i < NR_WORD_OPTS; i++) {
+		if (strncmp(word_opts[i].name, name, n))
+			continue;
+		if (strlen(word_opts[i].name) == n)
+			return i;
+		found = found == -1 ? i : -2;
+	}
+	return found < 0 ? -1 : found;
+}
+
+int mthpctl_policy_spec_words(char *const words[], int nw, struct mthpctl_policy_spec *s,
+			      unsigned int *flags, char *err, size_t len)
+{
+	int i, k;
+
+	memset(s, 0, sizeof(*s));
+	*flags = 0;
+	if (nw < 1 || words[0][0] == '-') {
+		snprintf(err, len, "a policy is NAME [attach options], e.g. \"auto\"");
+		return MTHPCTL_EXIT_USAGE;
+	}
+	s->policy = words[0];
+	for (i = 1; i < nw; i++) {
+		const char *w = words[i], *eq, *value;
+
+		if (strncmp(w, "--", 2) || !w[2]) {
+			snprintf(err, len, "unexpected argument '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		eq = strchr(w + 2, '=');
+		k = word_opt(w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2));
+		if (k < 0) {
+			snprintf(err, len, "unrecognized option or missing argument: '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		if (word_opts[k].flag) {
+			if (eq) {
+				snprintf(err, len, "--%s takes no value: '%s'", word_opts[k].name, w);
+				return MTHPCTL_EXIT_USAGE;
+			}
+			*flags |= word_opts[k].flag;
+			continue;
+		}
+		if (eq) {
+			value = eq + 1;
+		} else if (i + 1 < nw) {
+			value = words[++i];
+		} else {
+			snprintf(err, len, "unrecognized option or missing argument: '%s'", w);
+			return MTHPCTL_EXIT_USAGE;
+		}
+		*(const char **)((char *)s + word_opts[k].field) = value;
+	}
+	return 0;
 }
 
 __attribute__((format(printf, 5, 6)))
@@ -49,14 +132,8 @@ int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, _
 	__u64 v;
 	int order;
 
-	memset(p, 0, sizeof(*p));
-	p->magic = MTHPCTL_PARAMS_MAGIC;
-	p->policy = MTHPCTL_POLICY_AUTO;
-	p->max_order = MTHPCTL_NO_CAP;
+	*p = (struct mthpctl_params)MTHPCTL_PARAMS_DEFAULTS;
 	p->top_order = top_order;
-	p->window_ns = MTHPCTL_DEFAULT_WINDOW_NS;
-	p->threshold_ns = MTHPCTL_DEFAULT_THRESHOLD_NS;
-	p->min_usage = MTHPCTL_DEFAULT_MIN_USAGE;
 
 	if (s->policy && pick_policy(s->policy, &p->policy))
 		return refuse(err, len, field, MTHPCTL_SPEC_POLICY,
@@ -122,7 +199,7 @@ int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, _
 
 bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_params *b)
 {
-	return a->magic == b->magic && a->policy == b->policy && a->max_order == b->max_order &&
-	       a->top_order == b->top_order && a->window_ns == b->window_ns &&
-	       a->threshold_ns == b->threshold_ns && a->min_usage == b->min_usage;
+#define EQUAL_PARAM(type, field, dflt)	&& a->field == b->field
+	return 1 MTHPCTL_PARAMS(EQUAL_PARAM);
+#undef EQUAL_PARAM
 }

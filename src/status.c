@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl status: kernel support, global THP settings, attached policies.
- * This file parses the command line and gathers (struct env, one struct
+ * This file parses the command line and gathers (struct status_env, one struct
  * policy per pin directory: its pins, its cgroups; what the kernel says of
  * its BPF objects in status_hook.c); the renderers read only what was
  * gathered: status_plain.c, status_json.c and status_prometheus.c.
@@ -136,7 +136,7 @@ static int scan_hugepages_plain(struct mthpctl_hp_size **out, size_t nr_stats)
 	return (int)n;
 }
 
-void status_gather_kernel(struct env *e)
+void status_gather_kernel(struct status_env *e)
 {
 	static char buf[65536];
 	struct mthpctl_psi psi;
@@ -177,7 +177,7 @@ void status_gather_kernel(struct env *e)
 
 /* counters: the machine-wide counters per size too (not for the status
  * of one cgroup: they are not its own, and they are most of its files) */
-static void gather_env(struct env *e, bool counters)
+static void gather_env(struct status_env *e, bool counters)
 {
 	char buf[256];
 
@@ -216,7 +216,7 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 }
 
 /* What the pins say (no cgroup file system access). */
-static void gather_pins(struct policy *p)
+static void gather_pins(struct status_policy *p)
 {
 	struct bpf_map_info info;
 	__u32 zero = 0;
@@ -286,7 +286,7 @@ static int cmp_path(const void *a, const void *b)
  * descendant with the largest sampled usage: the policy decides per cgroup
  * of the task, so the attached cgroup itself may never fault.
  */
-static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
+static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table *t,
 			  struct mthpctl_cg_entry **bypath)
 {
 	static char buf[65536];
@@ -341,39 +341,9 @@ static void gather_cgroup(struct policy *p, const struct mthpctl_cg_table *t,
 	}
 }
 
-/*
- * Sizes the policy allows now for anonymous page faults, among the sizes in
- * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
- * hugepages-8kB, for shmem/file folios only) is no anonymous fault size,
- * and a size at "never" no policy can have (the kernel keeps a policy's
- * answer only for sizes at "always" or "madvise").
- */
-__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason)
-{
-	__u64 offered = 0, ps = mthpctl_page_size();
-	int i, order;
-
-	for (i = 0; i < e->nr_hp; i++) {
-		if (!e->hp[i].has_enabled ||
-		    !mthpctl_size_usable(e->hp[i].enabled, e->thp_enabled))
-			continue;
-		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
-		if (order > 0 && order < 64)
-			offered |= 1ULL << order;
-	}
-	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
-					offered, NULL, reason);
-}
-
-/* Does status know what the policy allows (auto needs its cgroup's state)? */
-bool status_knows_allowed(const struct policy *p)
-{
-	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
-}
-
 static int cmp_policy(const void *a, const void *b)
 {
-	const struct policy *x = a, *y = b;
+	const struct status_policy *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
@@ -384,7 +354,7 @@ static int cmp_policy(const void *a, const void *b)
  * kernel's count of the object's links (gather_hook()), with or without
  * --cgroup; an attached policy whose count is unknown counts itself.
  */
-static void gather_sharing(struct policy *pol, size_t n)
+static void gather_sharing(struct status_policy *pol, size_t n)
 {
 	size_t i;
 
@@ -394,9 +364,9 @@ static void gather_sharing(struct policy *pol, size_t n)
 }
 
 /* Every pin directory (or only's), with what its pins say. */
-size_t status_gather_pin_dirs(__u64 only, struct policy **out)
+size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 {
-	struct policy *pol = NULL, *np;
+	struct status_policy *pol = NULL, *np;
 	struct dirent *de;
 	size_t n = 0;
 	__u64 id;
@@ -443,9 +413,9 @@ int cmd_status(int argc, char **argv)
 	struct status_args a = {};
 	struct mthpctl_cg_entry **bypath = NULL;
 	struct mthpctl_cg_table t = {};
-	struct policy *pol = NULL;
+	struct status_policy *pol = NULL;
 	char *root = NULL;
-	struct env e;
+	struct status_env e;
 	size_t n, i;
 	__u64 only = 0;
 

@@ -20,7 +20,7 @@
 #define MTHPCTL_EFFECTIVE_SHOWN	16
 
 /* The kernel, the global THP settings and the counters of each size. */
-struct env {
+struct status_env {
 	struct mthpctl_kernel k;
 	bool psi, memcg, bpffs, root;
 	char cg2[4096];
@@ -32,7 +32,7 @@ struct env {
 };
 
 /* The pinned objects of one policy. */
-struct policy {
+struct status_policy {
 	__u64 id;
 	char dir[4096];
 	const char *cgroup;	/* from the cgroup table; NULL: removed */
@@ -66,34 +66,34 @@ struct policy {
 
 /* The kernel part of env (BTF probe, PSI, mounts, bpf_stats), without the
  * THP settings: status gathers it first, version alone. */
-void status_gather_kernel(struct env *e);
+void status_gather_kernel(struct status_env *e);
 /* It as status prints it: the "kernel" object, the lines under "kernel:". */
-void status_kernel_json(struct jw *w, const struct env *e);
-void status_kernel_plain(const struct env *e);
+void status_kernel_json(struct jw *w, const struct status_env *e);
+void status_kernel_plain(const struct status_env *e);
 
 /* The policies pinned under the pin root (only: that cgroup id's alone, 0:
  * all), their pins read (gather_pins: link, parameters, totals; cgstate_fd
  * left open, the caller closes it). Returns how many, in *out (malloc'd). */
-size_t status_gather_pin_dirs(__u64 only, struct policy **out);
+size_t status_gather_pin_dirs(__u64 only, struct status_policy **out);
 
 /* status_hook.c: for each policy, its choose_orders program (prog_id,
  * run_cnt, run_time_ns), its object's link count (object_links) and the
  * bpf_mthp_ops in effect for its cgroup (nr_effective, effective). */
-void status_gather_hooks(const struct env *e, struct policy *pol, size_t n);
+void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n);
 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */
-__u64 status_allowed_mask(const struct env *e, const struct policy *p, __u32 *reason);
+__u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason);
 /* Does status know what the policy allows (auto needs its cgroup's state)? */
-bool status_knows_allowed(const struct policy *p);
+bool status_knows_allowed(const struct status_policy *p);
 
 /* The renderers: the gathered env and the n policies of pol on stdout. */
 /* status (--format=text); cgroup: --cgroup's path or NULL */
-void status_print_plain(const struct env *e, const struct policy *pol, size_t n,
+void status_print_plain(const struct status_env *e, const struct status_policy *pol, size_t n,
 			const char *cgroup);
 /* status -j (--format=json) */
-void status_print_json(const struct env *e, const struct policy *pol, size_t n);
+void status_print_json(const struct status_env *e, const struct status_policy *pol, size_t n);
 /* status --format=prometheus */
-void status_print_prometheus(const struct env *e, const struct policy *pol, size_t n);
+void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n);
 
 #endif

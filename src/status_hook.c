@@ -16,7 +16,7 @@
 #include "mthpctl.h"
 #include "status.h"
 
-static bool prog_stats(int fd, struct policy *p)
+static bool prog_stats(int fd, struct status_policy *p)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -34,7 +34,7 @@ static bool prog_stats(int fd, struct policy *p)
  * The policy's choose_orders program: the kernel keeps the ids of a
  * struct_ops map's programs in its value, at the offsets the BTF probe found.
  */
-static bool gather_hook(const struct env *e, struct policy *p)
+static bool gather_hook(const struct status_env *e, struct status_policy *p)
 {
 	int doff = e->k.feat.ops_data_off, moff = e->k.feat.ops_fn_off, fd;
 	struct bpf_map_info info;
@@ -73,7 +73,7 @@ static bool gather_hook(const struct env *e, struct policy *p)
  * Without the offsets: walk the loaded programs once and match them by the
  * totals map they use.
  */
-static void gather_hooks_by_maps(struct policy *pol, size_t n)
+static void gather_hooks_by_maps(struct status_policy *pol, size_t n)
 {
 	__u32 id = 0, maps[32], i, k;
 	size_t j;
@@ -110,7 +110,7 @@ static void gather_hooks_by_maps(struct policy *pol, size_t n)
 }
 
 /* What the kernel says is in effect for the cgroup (needs the cgroup dir). */
-static void gather_effective(const struct env *e, struct policy *p)
+static void gather_effective(const struct status_env *e, struct status_policy *p)
 {
 	__u32 cnt = MTHPCTL_EFFECTIVE_SHOWN;
 	int fd;
@@ -125,7 +125,7 @@ static void gather_effective(const struct env *e, struct policy *p)
 	close(fd);
 }
 
-void status_gather_hooks(const struct env *e, struct policy *pol, size_t n)
+void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n)
 {
 	size_t i, missing = 0;
 

@@ -8,8 +8,9 @@
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "status.h"
+#include "sysfs.h"
 
-void status_kernel_json(struct jw *w, const struct env *e)
+void status_kernel_json(struct jw *w, const struct status_env *e)
 {
 	jw_key(w, "kernel");
 	jw_obj_open(w);
@@ -27,7 +28,7 @@ void status_kernel_json(struct jw *w, const struct env *e)
 	jw_obj_close(w);
 }
 
-static void print_env_json(const struct env *e)
+static void print_env_json(const struct status_env *e)
 {
 	struct jw *w = &g.jw;
 	int i;
@@ -113,7 +114,7 @@ static void sample_json(struct jw *w, const struct mthpctl_state *s)
 }
 
 /* "hook" and "totals" of a policy, built-in or the user's. */
-static void hook_totals_json(const struct env *e, const struct policy *p)
+static void hook_totals_json(const struct status_env *e, const struct status_policy *p)
 {
 	struct jw *w = &g.jw;
 	bool stats = e->bpf_stats > 0 && p->prog_id;
@@ -161,7 +162,7 @@ static void hook_totals_json(const struct env *e, const struct policy *p)
 
 /* A policy of the user's (attach --object): its object, no parameters or
  * state of the built-in policies. */
-static void object_json(const struct policy *p)
+static void object_json(const struct status_policy *p)
 {
 	struct jw *w = &g.jw;
 
@@ -177,7 +178,7 @@ static void object_json(const struct policy *p)
 	jw_obj_close(w);
 }
 
-static void print_policy_json(const struct env *e, const struct policy *p)
+static void print_policy_json(const struct status_env *e, const struct status_policy *p)
 {
 	struct jw *w = &g.jw;
 	__u32 reason = MTHPCTL_REASON_NONE;
@@ -237,7 +238,7 @@ static void print_policy_json(const struct env *e, const struct policy *p)
 	jw_obj_close(w);
 }
 
-void status_print_json(const struct env *e, const struct policy *pol, size_t n)
+void status_print_json(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
 	size_t i;
 

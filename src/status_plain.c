@@ -8,10 +8,11 @@
 #include "parse.h"
 #include "pin.h"
 #include "status.h"
+#include "sysfs.h"
 
 static const char *yesno(bool b) { return b ? "yes" : "no"; }
 
-void status_kernel_plain(const struct env *e)
+void status_kernel_plain(const struct status_env *e)
 {
 	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
 	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
@@ -26,7 +27,7 @@ void status_kernel_plain(const struct env *e)
 	       "unknown");
 }
 
-static void print_env_plain(const struct env *e)
+static void print_env_plain(const struct status_env *e)
 {
 	int i;
 	size_t j;
@@ -97,7 +98,7 @@ static void counters_plain(const char *what, const struct mthpctl_counters *c)
 }
 
 /* The lines of any policy: its link and pins, what else is in effect. */
-static void print_link_plain(const struct policy *p)
+static void print_link_plain(const struct status_policy *p)
 {
 	if (p->link_ok)
 		printf("    link:          id %u, %s\n", p->link.id,
@@ -113,7 +114,7 @@ static void print_link_plain(const struct policy *p)
 		       p->nr_effective);
 }
 
-static void print_hook_cost_plain(const struct env *e, const struct policy *p)
+static void print_hook_cost_plain(const struct status_env *e, const struct status_policy *p)
 {
 	if (e->bpf_stats > 0 && p->prog_id && p->run_cnt)
 		printf("    hook cost:     %.0f ns per call over %llu calls (bpf_stats, prog id %u)\n",
@@ -127,7 +128,7 @@ static void print_hook_cost_plain(const struct env *e, const struct policy *p)
 }
 
 /* A policy of the user's (attach --object): what status knows of it. */
-static void print_object_plain(const struct env *e, const struct policy *p)
+static void print_object_plain(const struct status_env *e, const struct status_policy *p)
 {
 	printf("    policy:        object %s (ops %s)\n", p->object.file, p->object.ops);
 	print_link_plain(p);
@@ -139,7 +140,7 @@ static void print_object_plain(const struct env *e, const struct policy *p)
 	print_hook_cost_plain(e, p);
 }
 
-static void print_policy_plain(const struct env *e, const struct policy *p)
+static void print_policy_plain(const struct status_env *e, const struct status_policy *p)
 {
 	const struct mthpctl_state *s = &p->entry.state;
 	char desc[256], sizes[512], a[32], b[32];
@@ -203,7 +204,7 @@ static void print_policy_plain(const struct env *e, const struct policy *p)
 	       (unsigned long long)(p->have_totals ? p->totals.entries_created : 0));
 }
 
-void status_print_plain(const struct env *e, const struct policy *pol, size_t n,
+void status_print_plain(const struct status_env *e, const struct status_policy *pol, size_t n,
 			const char *cgroup)
 {
 	size_t i;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "sysfs.h"
 
 /* One metric family: its # HELP and # TYPE lines, once per run. */
 struct family {
@@ -71,7 +72,7 @@ static void label_value(const char *v)
 }
 
 /* name{cgroup="...",policy="..."[,extra]} */
-static void series(const struct family *f, const struct policy *p, const char *extra)
+static void series(const struct family *f, const struct status_policy *p, const char *extra)
 {
 	printf("%s{cgroup=\"", f->name);
 	label_value(p->cgroup ? p->cgroup : "");
@@ -86,15 +87,15 @@ static void series(const struct family *f, const struct policy *p, const char *e
 }
 
 /* Which value a family takes for one policy; false: not known, left out. */
-typedef bool (*value_fn)(const struct env *e, const struct policy *p, double *v);
+typedef bool (*value_fn)(const struct status_env *e, const struct status_policy *p, double *v);
 
-static bool v_attached(const struct env *e, const struct policy *p, double *v)
+static bool v_attached(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = p->attached;
 	return true;
 }
 
-static bool v_allowed(const struct env *e, const struct policy *p, double *v)
+static bool v_allowed(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	__u32 reason = MTHPCTL_REASON_NONE;
 	__u64 mask;
@@ -109,7 +110,7 @@ static bool v_allowed(const struct env *e, const struct policy *p, double *v)
 	return true;
 }
 
-static bool v_stall(const struct env *e, const struct policy *p, double *v)
+static bool v_stall(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	const struct mthpctl_state *s = &p->entry.state;
 
@@ -119,7 +120,7 @@ static bool v_stall(const struct env *e, const struct policy *p, double *v)
 	return true;
 }
 
-static bool v_usage(const struct env *e, const struct policy *p, double *v)
+static bool v_usage(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	if (!p->have_entry || !(p->entry.state.flags & MTHPCTL_SAMPLE_USAGE))
 		return false;
@@ -127,7 +128,7 @@ static bool v_usage(const struct env *e, const struct policy *p, double *v)
 	return true;
 }
 
-static bool v_headroom(const struct env *e, const struct policy *p, double *v)
+static bool v_headroom(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	if (!p->have_entry || p->entry.state.headroom == MTHPCTL_NO_LIMIT)
 		return false;
@@ -135,39 +136,39 @@ static bool v_headroom(const struct env *e, const struct policy *p, double *v)
 	return true;
 }
 
-static bool v_samples(const struct env *e, const struct policy *p, double *v)
+static bool v_samples(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = (double)p->totals.samples;
 	return p->have_totals;
 }
 
-static bool v_tracked(const struct env *e, const struct policy *p, double *v)
+static bool v_tracked(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = (double)p->cg_state;
 	return p->cg_state >= 0;
 }
 
-static bool v_effective(const struct env *e, const struct policy *p, double *v)
+static bool v_effective(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = p->nr_effective;
 	return p->nr_effective >= 0;
 }
 
-static bool v_runs(const struct env *e, const struct policy *p, double *v)
+static bool v_runs(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = (double)p->run_cnt;
 	return e->bpf_stats > 0 && p->prog_id;
 }
 
-static bool v_run_time(const struct env *e, const struct policy *p, double *v)
+static bool v_run_time(const struct status_env *e, const struct status_policy *p, double *v)
 {
 	*v = p->run_time_ns / 1e9;
 	return e->bpf_stats > 0 && p->prog_id;
 }
 
 /* A family with one series per policy, for those whose value is known. */
-static void per_policy(const struct family *f, value_fn fn, const struct env *e,
-		       const struct policy *pol, size_t n)
+static void per_policy(const struct family *f, value_fn fn, const struct status_env *e,
+		       const struct status_policy *pol, size_t n)
 {
 	size_t i;
 	double v;
@@ -181,7 +182,7 @@ static void per_policy(const struct family *f, value_fn fn, const struct env *e,
 	}
 }
 
-void status_print_prometheus(const struct env *e, const struct policy *pol, size_t n)
+void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
 	char desc[256], extra[96];
 	__u32 reason, r, t;

@@ -9,6 +9,13 @@
 
 #include "sysfs.h"
 
+__u64 mthpctl_page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (__u64)ps : 4096;
+}
+
 static int parse_u64(const char *s, const char **end, __u64 *v)
 {
 	__u64 n = 0;

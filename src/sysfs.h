@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+__u64 mthpctl_page_size(void);	/* sysconf(_SC_PAGESIZE), 4096 if unknown */
+
 #define MTHPCTL_THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 struct mthpctl_psi_line {

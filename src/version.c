@@ -36,7 +36,7 @@ static const char doc[] =
 
 static const struct argp argp = { NULL, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-static void have_from_env(const struct env *e, struct mthpctl_have *h)
+static void have_from_env(const struct status_env *e, struct mthpctl_have *h)
 {
 	h->btf = e->k.btf;
 	h->feat = e->k.feat;
@@ -52,7 +52,7 @@ int mthpctl_print_version(void)
 	struct mthpctl_have have = {};
 	struct utsname u;
 	char libbpf[32];
-	struct env e;
+	struct status_env e;
 	int i, n;
 
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(), libbpf_minor_version());

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Sizes, durations, counts and the bench option lists (src/parse.c,
- * src/bench_calc.c): command-line input. Every accepted size or duration
+ * src/bench/bench_calc.c): command-line input. Every accepted size or duration
  * formats back to a string that parses to the same value; list results
  * stay in bounds.
  */
 #include <errno.h>
 
-#include "bench_calc.h"
+#include "bench/bench_calc.h"
 #include "parse.h"
 #include "fuzz.h"
 

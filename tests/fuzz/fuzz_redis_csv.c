@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * redis-benchmark --csv output (src/bench_calc.c): the 7.x layout with its
+ * redis-benchmark --csv output (src/bench/bench_calc.c): the 7.x layout with its
  * header line and the legacy one of rows only; quoted fields, "" escapes,
  * CRLF. A row found has a NUL-terminated name and a finite rps >= 0; a
  * latency is a finite number >= 0 or NAN (column absent).
  */
 #include <math.h>
 
-#include "bench_calc.h"
+#include "bench/bench_calc.h"
 #include "fuzz.h"
 
 static void row(const char *s, const char *test)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The kernel's text files (src/sysfs.c, src/bench_calc.c): PSI
+ * The kernel's text files (src/sysfs.c, src/bench/bench_calc.c): PSI
  * (memory.pressure, /proc/pressure/memory), memory.stat / memory.events /
  * vmstat, a "[selected]" sysfs value and a hugepages-<N>kB directory name.
  */
 #include <errno.h>
 
-#include "bench_calc.h"
+#include "bench/bench_calc.h"
 #include "sysfs.h"
 #include "fuzz.h"
 

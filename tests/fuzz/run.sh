@@ -24,7 +24,6 @@ max_len() {	# the largest input worth trying: what mthpctl reads at most
 	parse) echo 128 ;;		# a command-line value
 	conf) echo 4096 ;;		# a configuration file, a state file
 	redis_csv) echo 2048 ;;		# a few CSV rows
-	btf) echo 16384 ;;		# a handful of types
 	*) echo 8192 ;;			# a sysfs/procfs text (memory.stat, mountinfo)
 	esac
 }

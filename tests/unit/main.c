@@ -14,7 +14,6 @@ int main(void)
 	failed += run_policy_tests();
 	failed += run_bench_tests();
 	failed += run_status_tests();
-	failed += run_kbtf_tests();
 	failed += run_needs_tests();
 	failed += run_apply_tests();
 	failed += run_object_tests();

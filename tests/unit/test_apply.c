@@ -162,6 +162,41 @@ static void spec_build(void **state)
 	assert_string_equal(e, "unknown policy '' (use auto, fixed or never)");
 }
 
+/* bench's --policy words: attach's options of a built-in policy, typed */
+static void spec_words(void **state)
+{
+	char *ok[] = { "auto", "--threshold", "50ms", "--window=500ms", "--min", "0", "--priv" };
+	char *cap[] = { "fixed", "--max-size", "16K", "--replace" };
+	char *bad[][2] = {
+		{ "auto", "--cgroup" },		/* not a policy option */
+		{ "auto", "--max-size" },	/* its value missing */
+		{ "auto", "--private=1" },	/* a switch with a value */
+		{ "auto", "extra" },		/* a word that is no option */
+		{ "auto", "--m" },		/* ambiguous: min-usage, max-size */
+	};
+	struct mthpctl_policy_spec s;
+	unsigned int flags;
+	char e[256];
+	size_t i;
+
+	assert_int_equal(mthpctl_policy_spec_words(ok, 7, &s, &flags, e, sizeof(e)), 0);
+	assert_string_equal(s.policy, "auto");
+	assert_string_equal(s.threshold, "50ms");
+	assert_string_equal(s.window, "500ms");
+	assert_string_equal(s.min_usage, "0");
+	assert_null(s.max_size);
+	assert_int_equal(flags, MTHPCTL_ATTACH_PRIVATE);
+	assert_int_equal(mthpctl_policy_spec_words(cap, 4, &s, &flags, e, sizeof(e)), 0);
+	assert_string_equal(s.max_size, "16K");
+	assert_int_equal(flags, MTHPCTL_ATTACH_REPLACE);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(mthpctl_policy_spec_words(bad[i], 2, &s, &flags, e, sizeof(e)),
+				 MTHPCTL_EXIT_USAGE);
+	assert_string_equal(e, "unrecognized option or missing argument: '--m'");
+	assert_int_equal(mthpctl_policy_spec_words(&cap[1], 1, &s, &flags, e, sizeof(e)),
+			 MTHPCTL_EXIT_USAGE);
+}
+
 static void dir_order(void **state)
 {
 	char a[] = "20-b.conf", b[] = ".hidden.conf", c[] = "10-a.conf", d[] = "x.conf~",
@@ -206,7 +241,7 @@ static void plan_reconcile(void **state)
 		{ "/cg/priv", "/cg/priv", 13, aut, true },	/* now private */
 		{ "/cg/hand", "/cg/hand", 14, nev, false },	/* attached by hand, equal */
 	};
-	const struct mthpctl_have h[] = {
+	const struct mthpctl_attached h[] = {
 		{ 11, 101, true, cap }, { 12, 102, true, aut }, { 13, 103, true, aut },
 		{ 14, 104, true, nev }, { 20, 120, true, nev }, { 21, 121, true, cap },
 		{ 22, 122, true, nev }, { 23, 123, true, aut }, { 24, 124, false, {} },
@@ -260,7 +295,7 @@ static void plan_partial(void **state)
 {
 	const struct mthpctl_params cap = params(MTHPCTL_POLICY_FIXED, 4);
 	const struct mthpctl_want w[] = { { "redis.service", "/cg/s/redis.service", 40, cap, false } };
-	const struct mthpctl_have h[] = { { 11, 101, true, cap } };
+	const struct mthpctl_attached h[] = { { 11, 101, true, cap } };
 	const struct mthpctl_applied a[] = {
 		record(11, 101, cap, "/cg/same"),
 		record(39, 139, cap, "redis.service"),	/* its cgroup before the restart */
@@ -329,6 +364,7 @@ int run_apply_tests(void)
 		cmocka_unit_test(conf_good),
 		cmocka_unit_test(conf_refused),
 		cmocka_unit_test(spec_build),
+		cmocka_unit_test(spec_words),
 		cmocka_unit_test(dir_order),
 		cmocka_unit_test(plan_reconcile),
 		cmocka_unit_test(plan_partial),

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "tests.h"
-#include "bench_calc.h"
+#include "bench/bench_calc.h"
 
 #define close_to(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 

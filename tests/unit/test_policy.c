@@ -757,27 +757,29 @@ static void memo_word_tags(void **state)
 	assert_true(mthpctl_memo_small(w) == MTHPCTL_SMALL_PROC_BYTES);
 }
 
-/* mthpctl_narrows() (the fast path's branch-free test) against the plain
- * one, for every answer the memo can hold and offers of one or two orders,
- * the anonymous sizes and PUD. */
-static void narrows_test(void **state)
+/* mthpctl_fault_reason() (the fast path's counter row): why when an order
+ * above the answer's top was offered, for every answer the memo can hold
+ * and offers of one or two orders, the anonymous sizes and PUD. */
+static void fault_reason_test(void **state)
 {
 	static const __u64 offers[] = { 0, 1, ALL_ANON, 0x1c, 0x200, 1ULL << 18,
 					ALL_ANON | (1ULL << 18), 1ULL << 62 };
+	const __u32 why = MTHPCTL_REASON_PRESSURE;
 	__u32 top, i, j;
 
 	for (top = 0; top <= MTHPCTL_NO_CAP; top++) {
 		__u64 allow = mthpctl_cap_mask(top);
 
 		for (i = 0; i < sizeof(offers) / sizeof(offers[0]); i++)
-			assert_int_equal(mthpctl_narrows(offers[i], allow),
-					 (offers[i] & ~allow) != 0);
+			assert_int_equal(mthpctl_fault_reason(offers[i], allow, why),
+					 top < 63 && offers[i] >> (top + 1) ? why :
+					 MTHPCTL_REASON_NONE);
 		for (i = 0; i < 63; i++)
 			for (j = i; j < 63; j++) {
 				__u64 offer = (1ULL << i) | (1ULL << j);
 
-				assert_int_equal(mthpctl_narrows(offer, allow),
-						 (offer & ~allow) != 0);
+				assert_int_equal(mthpctl_fault_reason(offer, allow, why),
+						 j > top ? why : MTHPCTL_REASON_NONE);
 			}
 	}
 }
@@ -854,7 +856,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
 		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
-		cmocka_unit_test(memo_word_tags), cmocka_unit_test(narrows_test),
+		cmocka_unit_test(memo_word_tags), cmocka_unit_test(fault_reason_test),
 		cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),
 	};

@@ -15,7 +15,6 @@ int run_pin_tests(void);
 int run_policy_tests(void);
 int run_bench_tests(void);
 int run_status_tests(void);
-int run_kbtf_tests(void);
 int run_needs_tests(void);
 int run_apply_tests(void);
 int run_object_tests(void);

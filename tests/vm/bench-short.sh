@@ -105,7 +105,7 @@ if run pagefault_hook pagefault --size 16M --iterations 2 --modes always,policy 
 	check pfh "$out/pagefault_hook.json" "(h := j['hook_cost'])['policy_calls'] > 0 and h['floor_calls'] > 0 and h['policy_ns_per_call']['median'] > 0 and h['floor_ns_per_call']['median'] > 0 and isinstance(h['policy_vs_floor']['distinguishable'], bool)"
 	result "pagefault --hook-cost: policy and floor ns/call" $? "unexpected JSON (above)"
 fi
-# --policy with attach's options, read by attach's parser: the policy rows
+# --policy with attach's options, read into a typed spec: the policy rows
 # under a 16K cap; a bad option skips them with attach's reason in the note
 if run pagefault_fixed pagefault --size 16M --iterations 2 --modes never,policy \
 	--policy "fixed --max-size 16K"; then

@@ -791,46 +791,6 @@ assert len(f) == len(t) and d.count(f) == 1
 open(sys.argv[3], "wb").write(d.replace(f, t))' "$@"
 }
 
-# The features are walked in the kernel's BTF once per boot and file, then
-# read from the record in /run/mthpctl: a damaged record is walked again
-# and replaced, and a BTF file mounted over the real one is another file
-# (the record of one never answers for the other).
-t_probe_cache() {
-	local f=/run/mthpctl/kernel-features j0 j tmpf out walk_ms cached_ms
-	probe_ms() { MTHPCTL_DEBUG_TIMING=1 "$M" status 2>&1 >/dev/null | awk '$3 == "probe" {print $4}'; }
-	features() { "$M" -j version | jq -cS '.kernel | del(.bpf_stats_enabled)'; }
-	rm -f "$f"
-	walk_ms=$(probe_ms)
-	[ "$(stat -c %s "$f" 2>/dev/null)" = 112 ] || fail "no record after a probe: $(ls -l "$f" 2>&1)" || return 1
-	cached_ms=$(probe_ms)
-	rm -f "$f"
-	j0=$(features) && [ -s "$f" ] || fail "version -j: exit $?" || return 1
-	jq -e '.btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq' <<<"$j0" >/dev/null ||
-		fail "features: $j0" || return 1
-	j=$(features)
-	[ "$j" = "$j0" ] || fail "from the record: $j, walked: $j0" || return 1
-	# damaged: a flipped magic byte, or a few bytes
-	printf 'X' | dd of="$f" bs=1 seek=0 conv=notrunc status=none
-	j=$(features)
-	[ "$j" = "$j0" ] && [ "$(head -c 4 "$f")" = mthp ] ||
-		fail "damaged record: $j, first bytes $(head -c 8 "$f" | od -c | head -1)" || return 1
-	printf 'garbage' >"$f"
-	j=$(features)
-	[ "$j" = "$j0" ] && [ "$(stat -c %s "$f")" = 112 ] || fail "short record: $j" || return 1
-	# a BTF without bpf_mthp_ops mounted over the real one: not answered
-	# from the real one's record, and its own record does not answer for
-	# the real one afterwards
-	tmpf=$(mktemp /tmp/mthp-btf.XXXXXX)
-	fake_btf bpf_mthp_ops bpf_mthp_opX "$tmpf" || fail "cannot copy the BTF" || return 1
-	out=$(unshare -m sh -c 'mount --bind "$1" /sys/kernel/btf/vmlinux && exec "$0" -j version' "$M" "$tmpf")
-	rm -f "$tmpf"
-	jq -e '.kernel.btf and (.kernel.bpf_mthp_ops | not)' <<<"$out" >/dev/null ||
-		fail "other BTF file: $(jq -c .kernel <<<"$out")" || return 1
-	j=$(features)
-	[ "$j" = "$j0" ] || fail "after the other file: $j" || return 1
-	note "probe: walk ${walk_ms} ms, from the record ${cached_ms} ms (status, MTHPCTL_DEBUG_TIMING)"
-}
-
 # `version`, `-V` and their JSON on the patched kernel (everything there,
 # also for a user without privilege), the verdict where something is
 # missing, libbpf's warnings (a refused program's verifier log) without -v
@@ -1432,7 +1392,7 @@ t_object() {
 
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version probe_cache kill_steps faults madvise_host apply object)
+all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version kill_steps faults madvise_host apply object)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

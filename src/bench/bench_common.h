@@ -2,10 +2,11 @@
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
  * bench_sparse.c) share, one section per file that implements it: the
- * environment a run changes and restores (bench_env.c), child processes
- * (bench_proc.c), cgroups and their policies (bench_cgroup.c), measurements
- * (bench_measure.c), reporting (bench_report.c) and --hook-cost
- * (bench_hook.c). The pure helpers are in bench_calc.h.
+ * start and end of a run (bench_setup.c), the settings it changes and
+ * restores (bench_env.c), child processes (bench_proc.c), cgroups and
+ * their policies (bench_cgroup.c), measurements (bench_measure.c),
+ * reporting (bench_report.c) and --hook-cost (bench_hook.c). The pure
+ * helpers are in bench_calc.h. No file calls back into one that calls it.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
 #define MTHPCTL_BENCH_COMMON_H
@@ -17,17 +18,37 @@
 #include <linux/types.h>
 
 #include "bench_calc.h"
+#include "mthpctl.h"
 #include "sysfs.h"
 
 #define BENCH_DEFAULT_CGROUP	"/sys/fs/cgroup/mthpctl-bench"
+
+/* Timeouts and ticks of the waits */
+#define NSEC_PER_SEC		1000000000ULL
+#define NSEC_PER_MSEC		1000000ULL
+#define BENCH_RUN_TIMEOUT_NS	(15 * 60 * NSEC_PER_SEC)	/* --timeout's default */
+/* a child that finished its work (closed its output, was released) exits
+ * this soon */
+#define BENCH_CHILD_EXIT_TIMEOUT_NS	(10 * NSEC_PER_SEC)
+#define BENCH_POLL_MS		200	/* a wake-up to check timeouts and signals */
+#define BENCH_WAIT_TICK_NS	(20 * NSEC_PER_MSEC)	/* bench_wait()'s polling */
+/* a cgroup's tasks are torn down in this time (rmdir retried each tick) */
+#define BENCH_RMDIR_TIMEOUT_NS	(10 * NSEC_PER_SEC)
+#define BENCH_RMDIR_TICK_NS	(50 * NSEC_PER_MSEC)
 #define BENCH_MAX_POLICY_WORDS	16
 
 struct bench_opts {
 	const char *which;		/* redis, pagefault, sparse */
 	unsigned int modes;		/* 1 << enum bench_mode */
-	char *policy_spec;		/* "auto --threshold 50ms" */
-	char *policy_words[BENCH_MAX_POLICY_WORDS];
+	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
+	char *policy_words[BENCH_MAX_POLICY_WORDS];	/* split, in a copy */
 	int nr_policy_words;
+	/* the words read (mthpctl_policy_spec_words()), or why they are none:
+	 * then the policy rows are skipped with that note, as for a value
+	 * attach refuses */
+	struct mthpctl_policy_spec policy;
+	unsigned int policy_flags;	/* MTHPCTL_ATTACH_* */
+	char policy_refused[256];
 	unsigned int repeats;
 	const char *cgroup;
 	bool quiet;
@@ -52,11 +73,7 @@ struct bench_opts {
 	__u64 sp_map_size, sp_stride, sp_dense_size;
 };
 
-/* --- bench_env.c: the environment a run changes and restores ---------- */
-
-/* Set by SIGINT/SIGTERM/SIGHUP: the signal number. Blocking waits return
- * -EINTR once it is set; the benchmark then unwinds and restores. */
-extern volatile sig_atomic_t bench_stop;
+/* --- bench_setup.c: a run's start and end ---------------------------- */
 
 /* Set up: checks (root, cgroup2 memory controller, tools), signal
  * handlers, THP and sysctl settings saved, the bench cgroup created.
@@ -64,8 +81,18 @@ extern volatile sig_atomic_t bench_stop;
 int bench_setup(const struct bench_opts *o);
 /* Undo everything bench_setup and later calls changed; idempotent. */
 void bench_restore(void);
+
+/* --- bench_env.c: the settings a run changes and restores ------------- */
+
+/* Set by SIGINT/SIGTERM/SIGHUP: the signal number. Blocking waits return
+ * -EINTR once it is set; the benchmark then unwinds and restores. */
+extern volatile sig_atomic_t bench_stop;
 /* The exit code for an interrupted run: 128 + signal. */
 int bench_interrupted(void);
+/* Save the THP enabled values and vm.overcommit_memory (0 or -errno);
+ * put back every value saved since, and unmount a bpffs we mounted. */
+int bench_env_save(void);
+void bench_env_restore(void);
 
 /* Save path's value for bench_restore() and write value (a sysctl such as
  * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */
@@ -113,13 +140,13 @@ int bench_cg_create(const char *name, char *path, size_t len);
 int bench_cg_remove(const char *path);
 int bench_cg_write(const char *cg, const char *file, const char *value);
 
-/* Attach the configured policy to cg with attach's own code, in this
- * process. Returns 0 or attach's exit code, why in note (nothing printed:
- * the report carries it). */
-int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len);
-/* The same with explicit words: {"fixed", "--max-size", "16K"} (the policy
- * name, then attach's options; read by attach's parser). */
-int bench_policy_attach_words(char *const words[], int n, const char *cg, char *note, size_t len);
+/* Attach the policy of spec (flags: MTHPCTL_ATTACH_*) to cg with attach's
+ * own code, in this process. Returns 0 or attach's exit code, why in note
+ * (nothing printed: the report carries it). */
+int bench_policy_attach(const struct mthpctl_policy_spec *spec, unsigned int flags, const char *cg,
+			char *note, size_t len);
+/* The same for --policy (o->policy). */
+int bench_policy_attach_opts(const struct bench_opts *o, const char *cg, char *note, size_t len);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over
  * CPUs): what it decided during a run. 0 or -errno. */

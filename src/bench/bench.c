@@ -94,8 +94,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --modes '%s' (a list of always, never, policy)", arg);
 		break;
 	case OPT_POLICY:
-		o->policy_spec = strdup(arg);
-		n = bench_split_words(o->policy_spec, o->policy_words, BENCH_MAX_POLICY_WORDS);
+		o->policy_text = arg;
+		n = bench_split_words(strdup(arg), o->policy_words, BENCH_MAX_POLICY_WORDS);
 		if (n <= 0 || o->policy_words[0][0] == '-')
 			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\")", arg);
 		o->nr_policy_words = n;
@@ -107,7 +107,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->cgroup = arg;
 		break;
 	case OPT_TIMEOUT:
-		if (mthpctl_parse_duration(arg, &v) || v < 1000000000ULL)
+		if (mthpctl_parse_duration(arg, &v) || v < NSEC_PER_SEC)
 			argp_error(state, "bad --timeout '%s' (a duration of at least 1s, e.g. 10min)", arg);
 		o->timeout_ns = v;
 		break;
@@ -133,7 +133,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BGSAVE: o->bgsave = true; break;
 	case OPT_SETTLE:
-		if (mthpctl_parse_duration(arg, &v) || v > 3600000000000ULL)
+		if (mthpctl_parse_duration(arg, &v) || v > 3600 * NSEC_PER_SEC)
 			argp_error(state, "bad --settle '%s' (a duration up to 1h, e.g. 30s; 0 = off)",
 				   arg);
 		o->settle_ns = v;
@@ -200,7 +200,7 @@ int cmd_bench(int argc, char **argv)
 		.modes = (1u << BENCH_NR_MODES) - 1,
 		.repeats = 3,
 		.cgroup = BENCH_DEFAULT_CGROUP,
-		.timeout_ns = 15ULL * 60 * 1000000000ULL,
+		.timeout_ns = BENCH_RUN_TIMEOUT_NS,
 		.keys = 200000, .requests = 200000, .value_size = 1024,
 		.clients = 16, .pipeline = 32, .port = 16379,
 		.nr_high = 2, .high = { BENCH_HIGH_MAX, 128ULL << 20 },
@@ -213,9 +213,13 @@ int cmd_bench(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	if (!o.nr_policy_words) {
+		o.policy_text = auto_spec;
 		o.policy_words[0] = auto_spec;
 		o.nr_policy_words = 1;
 	}
+	/* a refusal skips the policy rows with a note (bench_policy_attach_opts) */
+	mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy, &o.policy_flags,
+				  o.policy_refused, sizeof(o.policy_refused));
 	if (!strcmp(o.which, "redis"))
 		return bench_redis(&o);
 	if (!strcmp(o.which, "pagefault"))

@@ -111,7 +111,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		goto out;
 	}
 	if (mode == BENCH_POLICY &&
-	    bench_policy_attach(o, parent, policy_note, sizeof(policy_note))) {
+	    bench_policy_attach_opts(o, parent, policy_note, sizeof(policy_note))) {
 		policy_skip = true;
 		fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
 		goto out;
@@ -156,7 +156,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	close(hold[1]);		/* release the small processes */
 	hold[1] = -1;
 	for (i = 0; i < nsmall; i++)
-		bench_wait(spid[i], 10000000000ULL, &status);
+		bench_wait(spid[i], BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	nsmall = 0;
 	err = bench_read_full(lp[0], &ns, sizeof(ns), o->timeout_ns);
 	if (err) {
@@ -164,7 +164,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		      mthpctl_error(MTHPCTL_EXIT_FAIL, "the large process failed (%s)", strerror(-err));
 		goto out;
 	}
-	bench_wait(lpid, 10000000000ULL, &status);
+	bench_wait(lpid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	lpid = -1;
 	bench_memstat_read(large, &ms1);
 	bench_memstat_delta(&ms0, &ms1, &r->ms);
@@ -214,7 +214,7 @@ static void sp_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "dense_size", o->sp_dense_size);
 	jw_ku64(w, "dense_passes", o->sp_dense_passes);
 	jw_ku64(w, "repeats", o->repeats);
-	jw_kstr(w, "policy", o->policy_words[0]);
+	jw_kstr(w, "policy", o->policy_text);
 }
 
 static void sp_json_body(struct jw *w, void *ctx)

@@ -22,6 +22,7 @@
 #include "mthpctl.h"
 #include "mthp_stats.h"
 #include "pin.h"
+#include "sysfs.h"
 
 #define MAX_CGROUPS	16
 
@@ -133,11 +134,11 @@ int bench_cg_create(const char *name, char *path, size_t len)
  * rmdir it, retrying while the kernel finishes tearing tasks down. */
 static int cg_kill_rmdir(const char *cg)
 {
-	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	struct timespec tick = { 0, BENCH_RMDIR_TICK_NS };
 	char path[600], buf[4096], *p;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 200; i++) {	/* 10 s */
+	for (i = 0; i < BENCH_RMDIR_TIMEOUT_NS / BENCH_RMDIR_TICK_NS; i++) {
 		if (!rmdir(cg) || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
@@ -195,62 +196,48 @@ void bench_cgroups_remove_all(void)
 
 /* --- policies ------------------------------------------------------- */
 
-int bench_policy_attach(const struct bench_opts *o, const char *cg, char *note, size_t len)
+int bench_policy_attach(const struct mthpctl_policy_spec *spec, unsigned int flags, const char *cg,
+			char *note, size_t len)
 {
-	static char *dflt[] = { "auto" };
-
-	if (!o->nr_policy_words)
-		return bench_policy_attach_words(dflt, 1, cg, note, len);
-	return bench_policy_attach_words(o->policy_words, o->nr_policy_words, cg, note, len);
-}
-
-/* Errors of the attach and detach code into buf instead of stdout/stderr
- * (a note of the report); the previous target back with prev. */
-static void errors_to(char *buf, size_t len, char **prev_buf, size_t *prev_len)
-{
-	*prev_buf = g.error_buf;
-	*prev_len = g.error_len;
-	g.error_buf = buf;
-	g.error_len = len;
-}
-
-int bench_policy_attach_words(char *const words[], int nw, const char *cg, char *note, size_t len)
-{
+	const struct mthpctl_err_sink sink = { note, len };
 	struct mthpctl_attach_result res;
 	struct mthpctl_params p;
-	unsigned int flags;
-	char *prev_buf;
-	size_t prev_len;
 	int ret, idx = cg_index(cg);
 
 	if (bench_mount_bpffs()) {
 		snprintf(note, len, "cannot mount bpffs at %s: %s", MTHPCTL_BPFFS, strerror(errno));
 		return MTHPCTL_EXIT_BPFFS;
 	}
-	ret = mthpctl_attach_parse_words(words, nw, &p, &flags, note, len);
+	ret = mthpctl_policy_build(spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", &p,
+				   note, len, NULL);
 	if (ret)
 		return ret;
-	errors_to(note, len, &prev_buf, &prev_len);
-	ret = mthpctl_attach(cg, &p, flags, &res);
-	errors_to(prev_buf, prev_len, &prev_buf, &prev_len);
+	ret = mthpctl_attach(cg, &p, flags, &res, &sink);
 	if (!ret && idx >= 0)
 		cgs.attached[idx] = true;
 	return ret;
 }
 
+int bench_policy_attach_opts(const struct bench_opts *o, const char *cg, char *note, size_t len)
+{
+	if (o->policy_refused[0]) {
+		snprintf(note, len, "%s", o->policy_refused);
+		return MTHPCTL_EXIT_USAGE;
+	}
+	return bench_policy_attach(&o->policy, o->policy_flags, cg, note, len);
+}
+
 void bench_policy_detach(const char *cg)
 {
-	char err[1024], *prev_buf;
-	size_t prev_len;
+	/* as before: a policy that is gone already is no error here */
+	char err[1024];
+	const struct mthpctl_err_sink ignored = { err, sizeof(err) };
 	int idx = cg_index(cg);
 	__u64 id;
 
 	if (idx < 0 || !cgs.attached[idx])
 		return;
-	/* as before: a policy that is gone already is no error here */
-	errors_to(err, sizeof(err), &prev_buf, &prev_len);
-	mthpctl_detach(cg, &id);
-	errors_to(prev_buf, prev_len, &prev_buf, &prev_len);
+	mthpctl_detach(cg, &id, &ignored);
 	cgs.attached[idx] = false;
 }
 

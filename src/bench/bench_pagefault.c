@@ -122,7 +122,7 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 	if (col == BENCH_POLICY) {
 		__u32 last = o->pf_hook_cost ? bench_hook_last_prog_id() : 0;
 
-		if (bench_policy_attach(o, cg, policy_note, sizeof(policy_note))) {
+		if (bench_policy_attach_opts(o, cg, policy_note, sizeof(policy_note))) {
 			policy_skip = true;
 			fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
 			goto out;
@@ -165,7 +165,7 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 		ret = -EINTR;
 		goto out;
 	}
-	if (err || bench_wait(pid, 10000000000ULL, &status)) {
+	if (err || bench_wait(pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "the page-fault worker failed (%s)",
 				    err ? strerror(-err) : "did not exit");
 		goto out;
@@ -241,7 +241,7 @@ static void pf_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "size", o->pf_size);
 	jw_ku64(w, "iterations", o->pf_iterations);
 	jw_ku64(w, "repeats", o->repeats);
-	jw_kstr(w, "policy", o->policy_words[0]);
+	jw_kstr(w, "policy", o->policy_text);
 	jw_kbool(w, "hook_cost", o->pf_hook_cost);
 	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
 	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);

@@ -205,12 +205,8 @@ struct redis_report {
 
 static void redis_json_config(struct jw *w, const struct bench_opts *o)
 {
-	char spec[256] = "";
 	int i;
 
-	for (i = 0; i < o->nr_policy_words; i++)
-		snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), "%s%s",
-			 i ? " " : "", o->policy_words[i]);
 	jw_ku64(w, "keys", o->keys);
 	jw_ku64(w, "requests", o->requests);
 	jw_ku64(w, "value_size", o->value_size);
@@ -218,7 +214,7 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "pipeline", o->pipeline);
 	jw_kbool(w, "bgsave", o->bgsave);
 	jw_ku64(w, "repeats", o->repeats);
-	jw_kstr(w, "policy", spec);
+	jw_kstr(w, "policy", o->policy_text);
 	jw_key(w, "sizes");
 	jw_arr_open(w);
 	for (i = 0; i < o->nr_sizes; i++)

@@ -43,7 +43,7 @@ __u64 bench_now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
@@ -92,7 +92,7 @@ pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
 
 int bench_wait(pid_t pid, __u64 timeout_ns, int *status)
 {
-	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct timespec tick = { 0, BENCH_WAIT_TICK_NS };
 	__u64 start = bench_now_ns();
 	pid_t r;
 
@@ -144,7 +144,7 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 			return -EINTR;
 		if (bench_now_ns() - t0 > timeout_ns)
 			return -ETIMEDOUT;
-		if (poll(&pfd, 1, 200) <= 0)
+		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
 			continue;
 		n = read(fd, (char *)buf + off, len - off);
 		if (n < 0 && errno == EINTR)

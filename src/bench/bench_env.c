@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench: the environment a run changes and puts back. The THP
- * enabled values and sysctls are saved before they are first written, the
- * signal handlers are ours while the run lasts, bpffs is mounted if it was
- * not; bench_setup() makes these changes (and the bench cgroup through
- * bench_cgroup.c), bench_restore() undoes them and everything the other
- * bench files recorded (children, cgroups, policies), at the end, on error
- * and after SIGINT/SIGTERM/SIGHUP.
+ * mthpctl bench: the settings a run changes and puts back. The THP enabled
+ * values and sysctls are saved before they are first written, bpffs is
+ * mounted if it was not; bench_env_restore() puts them back. The stop flag
+ * the signal handlers of bench_setup.c set is here, for every wait.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,17 +25,10 @@ volatile sig_atomic_t bench_stop;
 #define MAX_KNOBS	40
 
 static struct {
-	bool active;			/* between bench_setup and bench_restore */
 	struct { char path[512]; char value[32]; } knobs[MAX_KNOBS];
 	int nr_knobs;
 	bool mounted_bpffs;
-	struct sigaction old_int, old_term, old_hup, old_pipe;
 } env;
-
-static void on_signal(int sig)
-{
-	bench_stop = sig;
-}
 
 int bench_interrupted(void)
 {
@@ -82,12 +72,13 @@ static int save_knob(const char *path, bool bracketed)
 	return 0;
 }
 
-static int save_settings(void)
+int bench_env_save(void)
 {
 	struct mthpctl_hp_size *hp;
 	char path[512];
 	int n, i, err;
 
+	memset(&env, 0, sizeof(env));
 	err = save_knob(MTHPCTL_THP_DIR "/enabled", true);
 	if (err)
 		return err;
@@ -114,7 +105,7 @@ int bench_set_knob(const char *path, const char *value)
 	return err ? err : bench_write_file(path, value);
 }
 
-static void restore_settings(void)
+void bench_env_restore(void)
 {
 	int i, err;
 
@@ -125,6 +116,10 @@ static void restore_settings(void)
 				env.knobs[i].path, env.knobs[i].value, strerror(-err));
 	}
 	env.nr_knobs = 0;
+	if (env.mounted_bpffs) {
+		umount(MTHPCTL_BPFFS);
+		env.mounted_bpffs = false;
+	}
 }
 
 int bench_set_thp(const char *value)
@@ -158,68 +153,4 @@ int bench_mount_bpffs(void)
 		return -errno;
 	env.mounted_bpffs = true;
 	return 0;
-}
-
-/* --- setup / restore ------------------------------------------------ */
-
-int bench_setup(const struct bench_opts *o)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	int ret, err;
-
-	if (geteuid() != 0)
-		return mthpctl_error(MTHPCTL_EXIT_PERM,
-				     "bench changes THP settings and creates cgroups: run it as root");
-	if (access(MTHPCTL_THP_DIR "/enabled", W_OK))
-		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
-				     "%s/enabled: %s (kernel without transparent huge pages?)",
-				     MTHPCTL_THP_DIR, strerror(errno));
-	ret = bench_cgroups_prepare(o->cgroup);
-	if (ret)
-		return ret;
-
-	memset(&env, 0, sizeof(env));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: blocking calls return EINTR */
-	bench_stop = 0;
-	sigaction(SIGINT, &sa, &env.old_int);
-	sigaction(SIGTERM, &sa, &env.old_term);
-	sigaction(SIGHUP, &sa, &env.old_hup);
-	sigaction(SIGPIPE, &ign, &env.old_pipe);
-	env.active = true;
-
-	err = save_settings();
-	if (err) {
-		bench_restore();
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot read the THP settings in %s: %s",
-				     MTHPCTL_THP_DIR, strerror(-err));
-	}
-	err = bench_write_file("/proc/sys/vm/overcommit_memory", "1");
-	if (!err)
-		err = bench_cgroups_create_root();
-	if (err) {
-		bench_restore();
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set up %s: %s", o->cgroup,
-				     strerror(-err));
-	}
-	return 0;
-}
-
-void bench_restore(void)
-{
-	if (!env.active)
-		return;
-	bench_kill_all();
-	bench_cgroups_remove_all();
-	restore_settings();
-	if (env.mounted_bpffs) {
-		umount(MTHPCTL_BPFFS);
-		env.mounted_bpffs = false;
-	}
-	sigaction(SIGINT, &env.old_int, NULL);
-	sigaction(SIGTERM, &env.old_term, NULL);
-	sigaction(SIGHUP, &env.old_hup, NULL);
-	sigaction(SIGPIPE, &env.old_pipe, NULL);
-	env.active = false;
 }

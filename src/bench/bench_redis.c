@@ -24,6 +24,11 @@
 #include "mthpctl.h"
 #include "parse.h"
 
+/* redis-server must answer PING this soon after its start */
+#define REDIS_START_TIMEOUT_NS		(60 * NSEC_PER_SEC)
+#define REDIS_PING_INTERVAL_US		100000	/* between PINGs at start */
+#define REDIS_PING_TIMEOUT_S		1	/* one PING's answer */
+
 static bool in_path(const char *name)
 {
 	char *path, *dir, *save = NULL, buf[4096];
@@ -58,7 +63,7 @@ static int port_busy(unsigned int port)
 static bool ping(unsigned int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct timeval tv = { 1, 0 };
+	struct timeval tv = { REDIS_PING_TIMEOUT_S, 0 };
 	char buf[64] = "";
 	int fd;
 	bool ok = false;
@@ -91,111 +96,131 @@ static bool col_selected(const struct redis_ctx *c, int col)
 	return col >= BENCH_NR_MODES || (c->o->modes & (1u << col));
 }
 
-/* One run; returns 0, an exit code (printed) or -EINTR. */
-static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run *r)
+/* The mode of a column: a cap's (after the modes) is a policy's. */
+static enum bench_mode col_mode(int col)
 {
-	enum bench_mode mode = col < BENCH_NR_MODES ? (enum bench_mode)col : BENCH_POLICY;
-	struct bench_memstat ms0, ms1, vm0, vm1, vmd;
-	struct bench_opts *o = c->o;
-	char cg[600], logp[128], errp[128], hbuf[32], num[5][24];
-	char out[8192];
-	struct bench_counters before, after;
-	int lfd = -1, efd = -1, p[2] = { -1, -1 }, status, ret = 0, err;
-	pid_t srv = -1, cli = -1;
-	size_t off = 0;
-	__u64 t0, start;
+	return col < BENCH_NR_MODES ? (enum bench_mode)col : BENCH_POLICY;
+}
+
+/* What one run started and opened, released by run_close(). */
+struct redis_one {
+	char cg[600];			/* CGROUP/redis */
+	char logp[128], errp[128];	/* redis-server's log, redis-benchmark's stderr */
+	int lfd, efd;
+	int out_fd;			/* redis-benchmark's stdout */
+	pid_t srv, cli;
+};
+
+/* The THP mode, a fresh cgroup with memory.high, the policy or cap. 0, an
+ * exit code (printed), or 0 with *skip when the policy was refused (noted
+ * in c->policy_note: its rows are skipped, the run is no error). */
+static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one *x, bool *skip)
+{
+	enum bench_mode mode = col_mode(col);
+	char hbuf[32];
+	int err;
 
 	err = bench_set_thp(mode == BENCH_NEVER ? "never" : "always");
 	if (err)
 		return err;
 	bench_drop_caches();
-	err = bench_cg_create("redis", cg, sizeof(cg));
-	if (err)
+	err = bench_cg_create("redis", x->cg, sizeof(x->cg));
+	if (err) {
+		x->cg[0] = '\0';	/* not ours to remove */
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
-				     o->cgroup, strerror(-err));
+				     c->o->cgroup, strerror(-err));
+	}
 	if (high == BENCH_HIGH_MAX)
 		strcpy(hbuf, "max");
 	else
 		snprintf(hbuf, sizeof(hbuf), "%llu", (unsigned long long)high);
-	err = bench_cg_write(cg, "memory.high", hbuf);
-	if (err) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set %s/memory.high: %s", cg, strerror(-err));
-		goto out;
-	}
-	if (mode == BENCH_POLICY) {
-		if (col >= BENCH_NR_MODES) {
-			char *w[] = { "fixed", "--max-size", c->cap_size[col - BENCH_NR_MODES] };
-
-			err = bench_policy_attach_words(w, 3, cg, c->policy_note,
-							sizeof(c->policy_note));
-		} else {
-			err = bench_policy_attach(o, cg, c->policy_note, sizeof(c->policy_note));
-		}
-		if (err) {
-			c->policy_skip = true;
-			fprintf(stderr, "mthpctl: note: policy and cap rows skipped: %s\n",
-				c->policy_note);
-			ret = 0;
-			goto out;
-		}
-	}
-
-	snprintf(logp, sizeof(logp), "%s/redis-server.log", c->tmpdir);
-	snprintf(errp, sizeof(errp), "%s/redis-benchmark.err", c->tmpdir);
-	lfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	efd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (lfd < 0 || efd < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create files in %s: %s",
-				    c->tmpdir, strerror(errno));
-		goto out;
-	}
-	bench_counters_read(&before);
-	bench_memstat_read(cg, &ms0);
-	bench_memstat_read(NULL, &vm0);
-	{
-		char *argv[] = {
-			(char *)o->redis_server, "--port", c->port, "--bind", "127.0.0.1",
-			"--disable-thp", "no", "--daemonize", "no", "--dir", c->tmpdir,
-			"--appendonly", "no", "--logfile", "", "--save", "", NULL,
+	err = bench_cg_write(x->cg, "memory.high", hbuf);
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set %s/memory.high: %s", x->cg,
+				     strerror(-err));
+	if (mode != BENCH_POLICY)
+		return 0;
+	if (col >= BENCH_NR_MODES) {
+		const struct mthpctl_policy_spec cap = {
+			.policy = "fixed", .max_size = c->cap_size[col - BENCH_NR_MODES],
 		};
-		if (o->bgsave)
-			argv[15] = NULL;	/* the default save points: BGSAVE */
-		srv = bench_spawn(cg, argv, lfd, lfd, NULL, NULL);
+
+		err = bench_policy_attach(&cap, 0, x->cg, c->policy_note, sizeof(c->policy_note));
+	} else {
+		err = bench_policy_attach_opts(c->o, x->cg, c->policy_note, sizeof(c->policy_note));
 	}
-	if (srv < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-server: %s", strerror(-srv));
-		goto out;
+	if (err) {
+		c->policy_skip = true;
+		*skip = true;
+		fprintf(stderr, "mthpctl: note: policy and cap rows skipped: %s\n", c->policy_note);
 	}
+	return 0;
+}
+
+/* redis-server in the run's cgroup, answering PING. 0, an exit code
+ * (printed) or -EINTR. */
+static int server_start(struct redis_ctx *c, struct redis_one *x)
+{
+	const struct bench_opts *o = c->o;
+	/* "--save" "": no save points, no BGSAVE; --bgsave ends the list
+	 * before them, keeping redis' default save points */
+	char *argv[] = {
+		(char *)o->redis_server, "--port", c->port, "--bind", "127.0.0.1",
+		"--disable-thp", "no", "--daemonize", "no", "--dir", c->tmpdir,
+		"--appendonly", "no", "--logfile", "", o->bgsave ? NULL : "--save", "", NULL,
+	};
+	int status;
+	__u64 start;
+
+	snprintf(x->logp, sizeof(x->logp), "%s/redis-server.log", c->tmpdir);
+	snprintf(x->errp, sizeof(x->errp), "%s/redis-benchmark.err", c->tmpdir);
+	x->lfd = open(x->logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	x->efd = open(x->errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (x->lfd < 0 || x->efd < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create files in %s: %s",
+				     c->tmpdir, strerror(errno));
+	x->srv = bench_spawn(x->cg, argv, x->lfd, x->lfd, NULL, NULL);
+	if (x->srv < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-server: %s",
+				     strerror(-x->srv));
 	start = bench_now_ns();
 	while (!ping(o->port)) {
-		if (bench_wait(srv, 1, &status) == 0 || bench_stop) {
-			if (bench_stop) {
-				ret = -EINTR;
-				goto out;
-			}
-			srv = -1;
-			tail_file(logp);
-			ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "redis-server exited at start (log above)");
-			goto out;
+		if (bench_stop)
+			return -EINTR;
+		if (bench_wait(x->srv, 1, &status) == 0) {
+			x->srv = -1;
+			tail_file(x->logp);
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "redis-server exited at start (log above)");
 		}
-		if (bench_now_ns() - start > 60000000000ULL) {
-			tail_file(logp);
-			ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "redis-server does not answer PING on port %s",
-					    c->port);
-			goto out;
+		if (bench_now_ns() - start > REDIS_START_TIMEOUT_NS) {
+			tail_file(x->logp);
+			return mthpctl_error(MTHPCTL_EXIT_FAIL,
+					     "redis-server does not answer PING on port %s", c->port);
 		}
-		usleep(100000);
+		usleep(REDIS_PING_INTERVAL_US);
 	}
+	return 0;
+}
+
+/* redis-benchmark from outside the cgroup, its --csv output into out, *secs
+ * its wall time. 0, an exit code (printed) or -EINTR. */
+static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_t len,
+		      double *secs)
+{
+	const struct bench_opts *o = c->o;
+	char num[5][24];
+	int p[2], status, err;
+	size_t off = 0;
+	__u64 t0;
 
 	snprintf(num[0], sizeof(num[0]), "%llu", (unsigned long long)o->keys);
 	snprintf(num[1], sizeof(num[1]), "%llu", (unsigned long long)o->requests);
 	snprintf(num[2], sizeof(num[2]), "%llu", (unsigned long long)o->value_size);
 	snprintf(num[3], sizeof(num[3]), "%u", o->clients);
 	snprintf(num[4], sizeof(num[4]), "%u", o->pipeline);
-	if (pipe2(p, O_CLOEXEC)) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
-		goto out;
-	}
+	if (pipe2(p, O_CLOEXEC))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	x->out_fd = p[0];
 	t0 = bench_now_ns();
 	{
 		char *argv[] = {
@@ -203,109 +228,142 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 			"-r", num[0], "-n", num[1], "-d", num[2], "-c", num[3], "-P", num[4],
 			"-t", "set", NULL,
 		};
-		cli = bench_spawn(NULL, argv, p[1], efd, NULL, NULL);
+		x->cli = bench_spawn(NULL, argv, p[1], x->efd, NULL, NULL);
 	}
 	close(p[1]);
-	p[1] = -1;
-	if (cli < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-benchmark: %s", strerror(-cli));
-		goto out;
-	}
+	if (x->cli < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-benchmark: %s",
+				     strerror(-x->cli));
 	for (;;) {
-		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		struct pollfd pfd = { .fd = x->out_fd, .events = POLLIN };
 		ssize_t n;
 
-		if (bench_stop) {
-			ret = -EINTR;
-			goto out;
-		}
-		if (bench_now_ns() - t0 > o->timeout_ns) {
-			ret = mthpctl_error(MTHPCTL_EXIT_FAIL,
-					    "redis-benchmark did not finish in the --timeout");
-			goto out;
-		}
-		if (poll(&pfd, 1, 200) <= 0)
+		if (bench_stop)
+			return -EINTR;
+		if (bench_now_ns() - t0 > o->timeout_ns)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL,
+					     "redis-benchmark did not finish in the --timeout");
+		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
 			continue;
-		n = read(p[0], out + off, sizeof(out) - 1 - off);
+		n = read(x->out_fd, out + off, len - 1 - off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || off + n >= sizeof(out) - 1) {
+		if (n <= 0 || off + n >= len - 1) {
 			off += n > 0 ? n : 0;
 			break;
 		}
 		off += n;
 	}
 	out[off] = '\0';
-	err = bench_wait(cli, 10000000000ULL, &status);
-	if (err == -EINTR) {
-		ret = -EINTR;
-		goto out;
-	}
+	err = bench_wait(x->cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	if (err == -EINTR)
+		return -EINTR;
 	if (!err)
-		cli = -1;
-	r->secs = (bench_now_ns() - t0) / 1e9;
+		x->cli = -1;
+	*secs = (bench_now_ns() - t0) / 1e9;
+	return 0;
+}
+
+/* The policy's counters over the run (a fresh policy per run: its counters
+ * are this run's). */
+static void policy_decisions(const char *cg, struct redis_run *r)
+{
+	struct mthpctl_counters pc;
+	int t, why;
+
+	if (bench_policy_counters(cg, &pc))
+		return;
+	r->have_dec = true;
+	for (t = 0; t < MTHPCTL_NR_TVA; t++) {
+		r->calls += pc.calls[t];
+		for (why = 0; why < MTHPCTL_NR_REASON; why++)
+			r->fallbacks[why] += pc.fallbacks[why][t];
+	}
+}
+
+/* --settle: redis idle, holding its data, for o->settle_ns; then its
+ * folios again (khugepaged may collapse what was faulted in small folios,
+ * auto's start-up memory). */
+static void settle(const struct bench_opts *o, struct redis_one *x, struct redis_run *r)
+{
+	int status, err = bench_wait(x->srv, o->settle_ns, &status);
+
+	if (err == -ETIMEDOUT) {
+		r->settled = !bench_cg_folios(x->cg, &r->settled_folios);
+	} else if (!err) {
+		x->srv = -1;
+		fprintf(stderr, "mthpctl: warning: redis-server exited during --settle\n");
+	}
+}
+
+static void run_close(struct redis_one *x)
+{
+	if (x->cli > 0)
+		bench_kill(x->cli);
+	if (x->srv > 0)
+		bench_kill(x->srv);
+	if (x->out_fd >= 0)
+		close(x->out_fd);
+	if (x->lfd >= 0)
+		close(x->lfd);
+	if (x->efd >= 0)
+		close(x->efd);
+	bench_cg_remove(x->cg);
+}
+
+/* One run: set up, start redis-server, run redis-benchmark, measure the
+ * cgroup while redis still holds its data, settle. Returns 0, an exit
+ * code (printed) or -EINTR. */
+static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run *r)
+{
+	struct redis_one x = { .lfd = -1, .efd = -1, .out_fd = -1, .srv = -1, .cli = -1 };
+	struct bench_memstat ms0, ms1, vm0, vm1, vmd;
+	struct bench_counters before, after;
+	const struct bench_opts *o = c->o;
+	bool skip = false;
+	char out[8192];
+	int ret, err;
+
+	ret = run_setup(c, col, high, &x, &skip);
+	if (ret || skip)
+		goto out;
+	bench_counters_read(&before);
+	bench_memstat_read(x.cg, &ms0);
+	bench_memstat_read(NULL, &vm0);
+	ret = server_start(c, &x);
+	if (ret)
+		goto out;
+	ret = client_run(c, &x, out, sizeof(out), &r->secs);
+	if (ret)
+		goto out;
+
 	bench_counters_read(&after);
 	bench_counters_delta(&before, &after, &r->delta);
-	bench_cgstat_read(cg, &r->cs);
-	bench_memstat_read(cg, &ms1);
+	bench_cgstat_read(x.cg, &r->cs);
+	bench_memstat_read(x.cg, &ms1);
 	bench_memstat_read(NULL, &vm1);
 	bench_memstat_delta(&ms0, &ms1, &r->ms);
 	bench_memstat_delta(&vm0, &vm1, &vmd);
 	r->global_pswpout = vmd.v[BENCH_MS_PSWPOUT];
-	if (mode == BENCH_POLICY) {
-		struct mthpctl_counters pc;
-		int t, why;
-
-		/* a fresh policy per run: its counters are this run's */
-		if (!bench_policy_counters(cg, &pc)) {
-			r->have_dec = true;
-			for (t = 0; t < MTHPCTL_NR_TVA; t++) {
-				r->calls += pc.calls[t];
-				for (why = 0; why < MTHPCTL_NR_REASON; why++)
-					r->fallbacks[why] += pc.fallbacks[why][t];
-			}
-		}
-	}
+	if (col_mode(col) == BENCH_POLICY)
+		policy_decisions(x.cg, r);
 	/* the folios of redis-server while it still holds the data */
-	err = bench_cg_folios(cg, &r->folios);
+	err = bench_cg_folios(x.cg, &r->folios);
 	if (err && !o->quiet)
 		fprintf(stderr, "mthpctl: warning: no folio sizes: /proc/kpageflags: %s\n",
 			strerror(-err));
-	err = bench_parse_redis_csv(out, "SET", &r->row);
-	if (err) {
-		tail_file(errp);
-		tail_file(logp);
+	if (bench_parse_redis_csv(out, "SET", &r->row)) {
+		tail_file(x.errp);
+		tail_file(x.logp);
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL,
 				    "no SET result from redis-benchmark (output: \"%.200s\")", out);
 		goto out;
 	}
 	r->done = true;
-	if (o->settle_ns && high == BENCH_HIGH_MAX &&
-	    (col == BENCH_ALWAYS || col == BENCH_POLICY)) {
-		/* redis idle, holding its data: khugepaged may collapse what
-		 * was faulted in small folios (auto: the start-up memory) */
-		err = bench_wait(srv, o->settle_ns, &status);
-		if (err == -ETIMEDOUT) {
-			r->settled = !bench_cg_folios(cg, &r->settled_folios);
-		} else if (!err) {
-			srv = -1;
-			fprintf(stderr, "mthpctl: warning: redis-server exited during --settle\n");
-		}
-	}
+	if (o->settle_ns && high == BENCH_HIGH_MAX && (col == BENCH_ALWAYS || col == BENCH_POLICY))
+		settle(o, &x, r);
 out:
-	if (cli > 0)
-		bench_kill(cli);
-	if (srv > 0)
-		bench_kill(srv);
-	if (p[0] >= 0)
-		close(p[0]);
-	if (p[1] >= 0)
-		close(p[1]);
-	if (lfd >= 0)
-		close(lfd);
-	if (efd >= 0)
-		close(efd);
-	bench_cg_remove(cg);
+	run_close(&x);
 	return bench_stop ? -EINTR : ret;
 }
 

@@ -62,13 +62,13 @@ for cmd in $cmds; do
 done
 
 # policies: the names of the policies the BPF program and mthpctl know
-# (MTHPCTL_POLICY_* of include/mthp_policy.h) and the list in mthpctl's
+# (the names of MTHPCTL_POLICIES in include/mthp_policy.h) and the list in mthpctl's
 # refusal of an unknown policy, against attach --help, the section titles
 # of mthpctl-policies(7)'s DESCRIPTION and the completion; no list of names
 # here, so a policy added to mthpctl and missing from one of them fails
 names() { sed 's/([^)]*)//g; s/,/ /g; s/\bor\b/ /g' | grep -o '[a-z][a-z0-9-]*' | norm; }
-k=$(sed -n 's/^#define MTHPCTL_POLICY_\([A-Z0-9_]*\)[[:space:]].*/\1/p' "$top/include/mthp_policy.h" |
-	tr 'A-Z_' 'a-z-' | norm)
+k=$(sed -n 's/^[[:space:]]*X(MTHPCTL_POLICY_[A-Z0-9_]*, *"\([a-z0-9-]*\)").*/\1/p' \
+	"$top/include/mthp_policy.h" | norm)
 rc=0
 a=$("$bin" attach --cgroup "$tmp/no-such-cgroup" --policy=no-such-policy 2>&1 >/dev/null) || rc=$?
 [ "$rc" = 1 ] || { echo "attach --policy=no-such-policy: exit $rc, not 1 (usage): $a"; fail=1; }

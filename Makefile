@@ -346,7 +346,7 @@ install: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)install -m 0644 $(EXAMPLE_OBJS) $(EXAMPLE_SRCS) $(DESTDIR)$(DATADIR)/examples/
 	$(Q)install -m 0644 $(OPS_HEADERS) $(DESTDIR)$(INCLUDEDIR)/mthpctl/
 	$(Q)install -m 0755 mthpctl $(DESTDIR)$(SBINDIR)/mthpctl
-	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/mthpctl.service.in > $(OUTPUT)/mthpctl.service
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' scripts/mthpctl.service.in > $(OUTPUT)/mthpctl.service
 	$(Q)install -m 0644 $(OUTPUT)/mthpctl.service $(DESTDIR)$(SYSTEMDUNITDIR)/mthpctl.service
 	$(Q)for m in $(MANS); do \
 		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make check-units`: systemd-analyze verify on the units mthpctl installs
 # and writes, with MTHPCTL (an absolute path) as their command:
-#   systemd/mthpctl.service.in   as `make install` writes it
+#   scripts/mthpctl.service.in   as `make install` writes it
 #   tests/systemd/example.service with tests/systemd/50-mthpctl.conf, the
 #                                drop-in apply writes for a unit target (the
 #                                unit tests check that it is apply's text)
@@ -22,7 +22,7 @@ if ! command -v systemd-analyze >/dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed "s|@SBINDIR@|$(dirname "$bin")|g" "$top/systemd/mthpctl.service.in" >"$tmp/mthpctl.service"
+sed "s|@SBINDIR@|$(dirname "$bin")|g" "$top/scripts/mthpctl.service.in" >"$tmp/mthpctl.service"
 [ "$(basename "$bin")" = mthpctl ] || { echo "check-units: the command must be named mthpctl: $bin" >&2; exit 1; }
 cp "$top/tests/systemd/example.service" "$tmp/"
 mkdir "$tmp/example.service.d"

@@ -410,13 +410,6 @@ static __always_inline void vma_info(const struct bpf_mthp_ctx *mctx,
 	vi->mm_anon_bytes = mctx->rss_anon;
 }
 
-/* What the policy may answer with: the orders the host allows and those it
- * left at madvise (the kernel keeps the answer & this). */
-static __always_inline __u64 offered_orders(const struct bpf_mthp_ctx *mctx)
-{
-	return mctx->allowed | mctx->grantable;
-}
-
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
  * calls that narrowed nothing, so the rows sum to the calls (readers derive
  * calls from them: see struct mthpctl_counters). */
@@ -448,7 +441,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	/* the task's cgroup: auto decides per cgroup of the tasks, below the
 	 * one it is attached to */
 	struct cgroup *cgrp = (void *)ctx[2];
-	__u64 orders = offered_orders(mctx);
+	__u64 orders = mthp_ops_offered(mctx);
 	struct mthpctl_totals *t = &pc->t;
 	struct mthpctl_vma_info vi, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
@@ -532,7 +525,7 @@ unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *
 		return choose_slow(ctx, pc);
 	allow = mthpctl_memo_allow(memo);
 	why = mthpctl_memo_why(memo);
-	orders = offered_orders(mctx);
+	orders = mthp_ops_offered(mctx);
 	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow)) {
 		__u32 r;
 

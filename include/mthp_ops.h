@@ -103,6 +103,13 @@ static __always_inline __u32 mthp_request_index(__u32 request)
 	return MTHPCTL_TVA_OTHER;
 }
 
+/* What a policy may answer with: the orders the host allows and those it
+ * left at madvise (the kernel keeps the answer & this). */
+static __always_inline __u64 mthp_ops_offered(const struct bpf_mthp_ctx *ctx)
+{
+	return ctx->allowed | ctx->grantable;
+}
+
 /*
  * Count one decision in the stats map t (&totals, declared with
  * MTHP_OPS_STATS_MAP): a call for this ctx, and under reason
@@ -120,8 +127,7 @@ static __always_inline void mthp_ops_count(void *t, const struct bpf_mthp_ctx *c
 	if (!v || tva >= MTHPCTL_NR_TVA || reason >= MTHPCTL_NR_REASON)
 		return;
 	/* one row per call: readers sum the rows into calls */
-	v->cnt.fallbacks[(ctx->allowed | ctx->grantable) & ~answer ?
-			 reason : MTHPCTL_REASON_NONE][tva]++;
+	v->cnt.fallbacks[mthp_ops_offered(ctx) & ~answer ? reason : MTHPCTL_REASON_NONE][tva]++;
 }
 #endif /* __VMLINUX_H__ */
 

@@ -73,6 +73,13 @@ mkcg() {
 
 cg_id() { stat -c %i "$1"; }
 
+thp_all() {	# MODE: every size and the top level
+	local f
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		[ -f "$f" ] && echo "$1" >"$f" 2>/dev/null
+	done
+}
+
 setup() {
 	mkdir -p "$logs"
 	[ "$(id -u)" = 0 ] || { echo "run.sh: must run as root (inside the VM)" >&2; exit 2; }
@@ -93,8 +100,8 @@ setup() {
 	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
 		[ -f "$f" ] || continue
 		saved_thp+=("$f=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")")
-		echo always >"$f" 2>/dev/null
 	done
+	thp_all always
 	if ! grep -q zram0 /proc/swaps; then
 		echo 1G >/sys/block/zram0/disksize &&
 		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
@@ -1069,13 +1076,6 @@ t_faults() {
 # policy's cap; a sibling without a policy gets 4 KiB pages; a process
 # with PR_SET_THP_DISABLE in the granting cgroup gets 4 KiB pages (the
 # prctl is a hard limit); status counts the madvise sizes as allowed.
-thp_all() {	# MODE: every size and the top level
-	local f
-	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
-		[ -f "$f" ] && echo "$1" >"$f" 2>/dev/null
-	done
-}
-
 t_madvise_host() {
 	local g2 g64 s o2= o64= os= op= allowed= err=
 	g2=$(mkcg grant-2m) && g64=$(mkcg grant-64k) && s=$(mkcg no-policy) || return 1

@@ -96,6 +96,22 @@ struct {
  * never always take the slow path, which is short for them.
  */
 
+/* How each process fills its large mappings (struct mthpctl_fill in
+ * include/mthp_policy.h), while the rules of the call would give them
+ * 4 KiB; the least recently used entry makes room. */
+struct fill_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 vma_start;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MTHPCTL_FILL_MAX);
+	__type(key, struct fill_key);
+	__type(value, struct mthpctl_fill);
+} fills SEC(".maps");
+
 /* Cgroup ids waiting for a sample. */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
@@ -400,14 +416,36 @@ static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthp
 	return true;
 }
 
-/* What the per-call rules read of the mapping and its process: the
+/*
+ * What the per-call rules read of the mapping and its process: the
  * kernel's context for the call (never NULL: the argument is not
- * __nullable). */
-static __always_inline void vma_info(const struct bpf_mthp_ctx *mctx,
-				     struct mthpctl_vma_info *vi)
+ * __nullable), and, where the rules would give the fault 4 KiB in a large
+ * mapping, whether the process fills it densely (mthpctl_fill_dense()).
+ * small: mthpctl_small_limit() of the cgroup.
+ */
+static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
+		     struct mthpctl_vma_info *vi)
 {
+	struct fill_key key = {};
+	struct mthpctl_fill *f, empty = {};
+	struct mthpctl_params p;
+
 	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
 	vi->mm_anon_bytes = mctx->rss_anon;
+	vi->dense = 0;
+	if (!mthpctl_fill_tracked(vi, small))
+		return;
+	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.vma_start = mctx->vma_start;
+	f = bpf_map_lookup_elem(&fills, &key);
+	if (!f) {
+		bpf_map_update_elem(&fills, &key, &empty, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&fills, &key);
+		if (!f)
+			return;
+	}
+	get_params(&p);
+	vi->dense = mthpctl_fill_dense(f, mctx->address, page_shift, mthpctl_ladder_top(&p));
 }
 
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
@@ -443,7 +481,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	struct cgroup *cgrp = (void *)ctx[2];
 	__u64 orders = mthp_ops_offered(mctx);
 	struct mthpctl_totals *t = &pc->t;
-	struct mthpctl_vma_info vi, *vip = NULL;
+	struct mthpctl_vma_info vi = {}, *vip = NULL;
 	const struct mthpctl_state *s = &no_state;
 	__u32 tva = mthp_request_index(mctx->request), reason;
 	struct mthpctl_cg *e = NULL;
@@ -463,7 +501,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 		if (e)
 			s = &e->state;
 		if (tva == MTHPCTL_TVA_PAGEFAULT) {
-			vma_info(mctx, &vi);
+			vma_info(mctx, mthpctl_small_limit(s), &vi);
 			vip = &vi;
 		}
 	}
@@ -504,7 +542,7 @@ unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *
 		       struct cgroup *task_cgrp)
 {
 	struct mthpctl_cpu_slot *pc;
-	struct mthpctl_vma_info vi;
+	struct mthpctl_vma_info vi = {};
 	__u64 allow, memo, orders;
 	__u32 why;
 
@@ -529,7 +567,7 @@ unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *
 	if (mthpctl_sparse_candidate(MTHPCTL_TVA_PAGEFAULT, orders, allow)) {
 		__u32 r;
 
-		vma_info(mctx, &vi);
+		vma_info(mctx, mthpctl_memo_small(memo), &vi);
 		r = mthpctl_fault_narrow(&vi, mthpctl_memo_small(memo));
 		if (r != MTHPCTL_REASON_NONE) {
 			allow = 1;

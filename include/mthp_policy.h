@@ -256,11 +256,9 @@ struct mthpctl_state {
 /*
  * A page fault in a mapping of at least MTHPCTL_SPARSE_MIN_VMA bytes whose
  * process has fewer anonymous bytes resident than 1/MTHPCTL_SPARSE_DIV of
- * the mapping gets 4 KiB: touching one page per 128 KiB of a large mapping
- * would otherwise fill all of it with large folios (32x the memory). The
- * price: a process with no other memory that fills a new mapping densely
- * gets 4 KiB for the first 1/32 of it (the hook is not told the faulting
- * address, so density can only be judged from what is resident).
+ * the mapping gets 4 KiB, unless its fault addresses show a dense fill
+ * (struct mthpctl_fill below): touching one page per 128 KiB of a large
+ * mapping would otherwise fill all of it with large folios (32x the memory).
  */
 #define MTHPCTL_SPARSE_MIN_VMA	(16ULL << 20)
 #define MTHPCTL_SPARSE_DIV	32
@@ -269,6 +267,9 @@ struct mthpctl_state {
 struct mthpctl_vma_info {
 	__u64 vma_bytes;	/* size of the VMA */
 	__u64 mm_anon_bytes;	/* the process's resident anonymous bytes */
+	__u32 dense;		/* the fault is part of a dense fill
+				 * (mthpctl_fill_dense(); 0: not known) */
+	__u32 pad;
 };
 
 static inline int mthpctl_vma_sparse(const struct mthpctl_vma_info *v)
@@ -302,17 +303,89 @@ static inline int mthpctl_vma_sparse(const struct mthpctl_vma_info *v)
  * The rules of a single page fault after the cgroup's state, for a process
  * v (NULL: unknown, taken as holding nothing): SMALL is
  * MTHPCTL_SMALL_PROC_BYTES while the cgroup is small, else 0. Returns the
- * reason for 4 KiB, or MTHPCTL_REASON_NONE.
+ * reason for 4 KiB, or MTHPCTL_REASON_NONE. A dense fill of a large mapping
+ * is neither small nor sparse.
  */
 static inline __u32 mthpctl_fault_narrow(const struct mthpctl_vma_info *v, __u64 small)
 {
 	__u64 anon = v ? v->mm_anon_bytes : 0;
 
+	if (v && v->dense)
+		return MTHPCTL_REASON_NONE;
 	if (anon < small)
 		return MTHPCTL_REASON_LOW_USAGE;
 	if (mthpctl_vma_sparse(v))
 		return MTHPCTL_REASON_SPARSE;
 	return MTHPCTL_REASON_NONE;
+}
+
+/*
+ * Dense fills of large mappings, told apart by their fault addresses.
+ * The rules above give 4 KiB to the first faults of every large mapping
+ * (its process is small, or holds little of it), and a 4 KiB page in a
+ * 2 MiB range leaves that range no PMD folio at fault time. A process that
+ * fills a large mapping in random order (hash tables, GUPS-style arrays,
+ * in-memory indexes) has touched most of its 2 MiB ranges by the time it
+ * holds 1/32 of the mapping: measured, 384 MiB written once in random
+ * order held 0 MiB in PMD folios under auto, 384 under always. So where
+ * those rules would give 4 KiB in a mapping of at least
+ * MTHPCTL_SPARSE_MIN_VMA, the policy follows the process's faults in it
+ * (struct mthpctl_fill, one per process and mapping) and takes the fill as
+ * dense:
+ *   - when the fault is at the page right after what the last answer
+ *     could map (a sequential fill: after a 4 KiB answer the next page,
+ *     after a large one the rest of the PMD range and the next one's
+ *     start); a strided toucher skips pages;
+ *   - once its faults have jumped MTHPCTL_FILL_JUMPS times each way (a
+ *     fill in random order, or several threads filling parts of it); a
+ *     sequential toucher, dense or strided, goes one way.
+ * A dense fill gets what the cgroup's state allows. What the addresses
+ * cannot tell: a process touching a few pages at random all over a large
+ * mapping looks like a random fill, and gets large folios as under always.
+ */
+#define MTHPCTL_FILL_JUMPS	2
+/* Fills followed at once (processes x large mappings in their first
+ * faults); the least recently used one makes room. */
+#define MTHPCTL_FILL_MAX	1024
+
+struct mthpctl_fill {
+	__u64 last;		/* page address of the last fault; 0: none yet */
+	__u64 next;		/* end of what the last answer could map */
+	__u32 forward;		/* faults that jumped past next */
+	__u32 backward;		/* faults that jumped back before last */
+};
+
+/* Is a fault judged by its fill (see above)? Only where the rules of the
+ * call would give it 4 KiB in a large mapping. */
+static inline int mthpctl_fill_tracked(const struct mthpctl_vma_info *v, __u64 small)
+{
+	return v && v->vma_bytes >= MTHPCTL_SPARSE_MIN_VMA &&
+	       mthpctl_fault_narrow(v, small) != MTHPCTL_REASON_NONE;
+}
+
+/* Record a fault at ADDR in fill f; is it part of a dense fill? A dense
+ * fault may get a PMD folio (PMD_ORDER above pages of PAGE_SHIFT), any
+ * other 4 KiB. */
+static inline int mthpctl_fill_dense(struct mthpctl_fill *f, __u64 addr,
+				     __u32 page_shift, __u32 pmd_order)
+{
+	__u64 span;
+	int dense = 0;
+
+	if (f->last) {
+		if (addr > f->last && addr <= f->next)
+			dense = 1;
+		else if (addr > f->last)
+			f->forward++;
+		else if (addr < f->last)
+			f->backward++;
+		if (f->forward >= MTHPCTL_FILL_JUMPS && f->backward >= MTHPCTL_FILL_JUMPS)
+			dense = 1;
+	}
+	span = 1ULL << (page_shift + (dense ? pmd_order : 0));
+	f->last = addr;
+	f->next = (addr & ~(span - 1)) + span;
+	return dense;
 }
 
 /* The peak after DT ns at decay 1/MTHPCTL_PEAK_DECAY_DIV per window. */
@@ -399,11 +472,18 @@ static inline __u32 mthpctl_restriction(const struct mthpctl_state *s)
 	return MTHPCTL_REASON_NONE;
 }
 
+/* Is the cgroup small: below min_usage and not growing, or not sampled
+ * yet (a new cgroup is small until its samples say otherwise)? */
+static inline int mthpctl_cgroup_small(__u32 restriction)
+{
+	return restriction == MTHPCTL_REASON_LOW_USAGE ||
+	       restriction == MTHPCTL_REASON_NO_SAMPLE;
+}
+
 /* MTHPCTL_SMALL_PROC_BYTES while the cgroup is small, else 0. */
 static inline __u64 mthpctl_small_limit(const struct mthpctl_state *s)
 {
-	return mthpctl_restriction(s) == MTHPCTL_REASON_LOW_USAGE ?
-	       MTHPCTL_SMALL_PROC_BYTES : 0;
+	return mthpctl_cgroup_small(mthpctl_restriction(s)) ? MTHPCTL_SMALL_PROC_BYTES : 0;
 }
 
 /* Is a cgroup with these sample values at its memory limit (see
@@ -573,7 +653,7 @@ static inline __u32 mthpctl_auto_top(const struct mthpctl_params *p,
 {
 	__u32 r = mthpctl_restriction(s);
 
-	if (r == MTHPCTL_REASON_LOW_USAGE)
+	if (mthpctl_cgroup_small(r))
 		r = s->pressure ? MTHPCTL_REASON_PRESSURE : MTHPCTL_REASON_NONE;
 	if (r == MTHPCTL_REASON_NONE) {
 		*why = MTHPCTL_REASON_CAP;
@@ -685,9 +765,10 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
  *
  * tva rules (auto): MADV_COLLAPSE is always allowed (the application asked
  * explicitly); khugepaged and page faults (and smaps' report) follow the
- * cgroup's state; while the cgroup is small only page faults of processes
- * that are not small get large folios (khugepaged and smaps: 4 KiB); page
- * faults in a sparse mapping get 4 KiB.
+ * cgroup's state; while the cgroup is small (or not sampled yet) only page
+ * faults of processes that are not small get large folios (khugepaged and
+ * smaps: 4 KiB); page faults in a sparse mapping get 4 KiB. A dense fill
+ * of a large mapping (vma->dense) is neither small nor sparse.
  * fixed/never cap every type, MADV_COLLAPSE included.
  */
 static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
@@ -713,7 +794,7 @@ static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 		small = mthpctl_small_limit(s);
 		if (small && tva != MTHPCTL_TVA_PAGEFAULT) {
 			allow = 1;
-			why = MTHPCTL_REASON_LOW_USAGE;
+			why = mthpctl_restriction(s);
 			break;
 		}
 		allow = mthpctl_auto_allow(p, s, &why);

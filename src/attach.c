@@ -719,6 +719,39 @@ int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops,
 	return attach_to(cgroup, NULL, file, ops, flags, res, sink);
 }
 
+/* What the policy can do on this host beyond taking sizes away: the sizes
+ * left at madvise it grants, those at never it cannot have. */
+static void print_host_reach(const struct mthpctl_params *p)
+{
+	struct mthpctl_host_sizes h;
+	char sizes[256];
+	__u64 grants;
+
+	if (mthpctl_read_host_sizes(&h))
+		return;
+	grants = mthpctl_policy_grants(&h, p);
+	if (grants)
+		printf("  grants %s (left at madvise on this host) to the cgroup's processes, "
+		       "except those with PR_SET_THP_DISABLE and MADV_NOHUGEPAGE memory\n",
+		       mthpctl_size_list(grants, "", sizes, sizeof(sizes)));
+	if (h.never)
+		printf("  %s: at never on this host, out of any policy's reach\n",
+		       mthpctl_size_list(h.never, "", sizes, sizeof(sizes)));
+}
+
+/* The same as JSON: "thp_sizes_kb" and, for a built-in policy,
+ * "granted_sizes_kb". */
+static void host_reach_json(const struct mthpctl_params *p)
+{
+	struct mthpctl_host_sizes h;
+
+	if (mthpctl_read_host_sizes(&h))
+		return;
+	mthpctl_host_sizes_json(&g.jw, &h);
+	if (p)
+		mthpctl_size_list_json(&g.jw, "granted_sizes_kb", mthpctl_policy_grants(&h, p));
+}
+
 /* p: the built-in policy's parameters; NULL: --object's a (the file, the
  * map) */
 static void attach_report(const char *cgroup, const struct mthpctl_params *p,
@@ -747,6 +780,7 @@ static void attach_report(const char *cgroup, const struct mthpctl_params *p,
 		jw_ku64(&g.jw, "object_id", r->ops_map_id);
 		jw_kbool(&g.jw, "shared", r->shared);
 		jw_kstr(&g.jw, "pin", r->pin);
+		host_reach_json(p);
 		jw_obj_close(&g.jw);
 		return;
 	}
@@ -757,6 +791,8 @@ static void attach_report(const char *cgroup, const struct mthpctl_params *p,
 		printf("  shares the policy object (struct_ops map id %u) of cgroup id %llu: "
 		       "equal parameters; --private loads its own\n",
 		       r->ops_map_id, (unsigned long long)r->shared_with);
+	if (p)
+		print_host_reach(p);
 }
 
 int cmd_attach(int argc, char **argv)

@@ -100,6 +100,16 @@ bool mthpctl_params_equal(const struct mthpctl_params *a, const struct mthpctl_p
 char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len);
 void mthpctl_params_json(struct jw *w, const struct mthpctl_params *p);
 const char *mthpctl_policy_name(__u32 policy);
+/* The sizes of an orders mask (bit N: order N, above the base page) as
+ * "64K 2M", or NONE when it has none; as a JSON array of KiB under KEY. */
+char *mthpctl_size_list(__u64 orders, const char *none, char *buf, size_t len);
+void mthpctl_size_list_json(struct jw *w, const char *key, __u64 orders);
+/* "thp_sizes_kb": {"always": [...], "madvise": [...], "never": [...]} */
+struct mthpctl_host_sizes;
+void mthpctl_host_sizes_json(struct jw *w, const struct mthpctl_host_sizes *h);
+/* The sizes a policy with parameters P may grant on host H: those left at
+ * "madvise", up to its cap (none for never). */
+__u64 mthpctl_policy_grants(const struct mthpctl_host_sizes *h, const struct mthpctl_params *p);
 const char *mthpctl_reason_name(__u32 reason);
 const char *mthpctl_tva_name(__u32 tva);
 

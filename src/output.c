@@ -172,3 +172,47 @@ void mthpctl_params_json(struct jw *w, const struct mthpctl_params *p)
 	}
 	jw_obj_close(w);
 }
+
+char *mthpctl_size_list(__u64 orders, const char *none, char *buf, size_t len)
+{
+	__u64 ps = mthpctl_page_size();
+	size_t off = 0;
+	char sz[32];
+	int o;
+
+	snprintf(buf, len, "%s", none);
+	for (o = 1; o < 64 && off < len && orders; o++)
+		if (orders & (1ULL << o))
+			off += snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+					mthpctl_format_size(ps << o, sz, sizeof(sz)));
+	return buf;
+}
+
+void mthpctl_size_list_json(struct jw *w, const char *key, __u64 orders)
+{
+	int o;
+
+	jw_key(w, key);
+	jw_arr_open(w);
+	for (o = 1; o < 64; o++)
+		if (orders & (1ULL << o))
+			jw_u64(w, (mthpctl_page_size() << o) >> 10);
+	jw_arr_close(w);
+}
+
+void mthpctl_host_sizes_json(struct jw *w, const struct mthpctl_host_sizes *h)
+{
+	jw_key(w, "thp_sizes_kb");
+	jw_obj_open(w);
+	mthpctl_size_list_json(w, "always", h->always);
+	mthpctl_size_list_json(w, "madvise", h->madvise);
+	mthpctl_size_list_json(w, "never", h->never);
+	jw_obj_close(w);
+}
+
+__u64 mthpctl_policy_grants(const struct mthpctl_host_sizes *h, const struct mthpctl_params *p)
+{
+	if (p->policy == MTHPCTL_POLICY_NEVER)
+		return 0;
+	return h->madvise & mthpctl_cap_mask(p->max_order);
+}

@@ -79,63 +79,6 @@ static const char doc[] =
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-static int cmp_hp(const void *a, const void *b)
-{
-	const struct mthpctl_hp_size *x = a, *y = b;
-
-	return x->size_kb < y->size_kb ? -1 : x->size_kb > y->size_kb;
-}
-
-/*
- * The sizes for the plain output: "enabled" and the two counters it prints
- * (3 files per size; every stat, as JSON has them, is ~20 files per size,
- * each an open/read/close: most of a one-policy status under emulation),
- * or "enabled" alone (nr_stats 0).
- */
-static int scan_hugepages_plain(struct mthpctl_hp_size **out, size_t nr_stats)
-{
-	static const char *const stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
-	struct mthpctl_hp_size *v = NULL, *nv, *hp;
-	char path[600], buf[128];
-	struct dirent *de;
-	size_t n = 0, i;
-	__u64 kb;
-	DIR *d;
-
-	*out = NULL;
-	d = opendir(MTHPCTL_THP_DIR);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (mthpctl_parse_hp_dirname(de->d_name, &kb))
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		hp = &v[n++];
-		memset(hp, 0, sizeof(*hp));
-		hp->size_kb = kb;
-		snprintf(path, sizeof(path), "%s/%s/enabled", MTHPCTL_THP_DIR, de->d_name);
-		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
-		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
-			hp->has_enabled = true;
-		for (i = 0; i < nr_stats && i < sizeof(stats) / sizeof(stats[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s/stats/%s", MTHPCTL_THP_DIR,
-				 de->d_name, stats[i]);
-			if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
-				continue;
-			snprintf(hp->stats[hp->nr_stats].name, sizeof(hp->stats[0].name), "%s", stats[i]);
-			hp->stats[hp->nr_stats++].value = strtoull(buf, NULL, 10);
-		}
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_hp);
-	*out = v;
-	return (int)n;
-}
-
 void status_gather_kernel(struct status_env *e)
 {
 	static char buf[65536];
@@ -183,9 +126,15 @@ static void gather_env(struct status_env *e, bool counters)
 
 	status_gather_kernel(e);
 	e->hp_counters = counters;
-	e->nr_hp = !counters ? scan_hugepages_plain(&e->hp, 0) :
+	static const char *const plain_stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
+
+	/* "enabled" and the two counters the plain output prints (3 files per
+	 * size; every stat, as JSON has them, is ~20 files per size, each an
+	 * open/read/close: most of a one-policy status under emulation), or
+	 * "enabled" alone */
+	e->nr_hp = !counters ? mthpctl_scan_hugepages_some(&e->hp, NULL, 0) :
 		   g.json ? mthpctl_scan_hugepages(MTHPCTL_THP_DIR, &e->hp) :
-		   scan_hugepages_plain(&e->hp, 2);
+		   mthpctl_scan_hugepages_some(&e->hp, plain_stats, 2);
 	if (e->nr_hp < 0)
 		e->nr_hp = 0;
 	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, sizeof(buf)) > 0)

@@ -84,6 +84,13 @@ void status_gather_hooks(const struct status_env *e, struct status_policy *pol, 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */
 __u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason);
+/* The host's anonymous sizes by setting, from what status gathered. */
+void status_host_sizes(const struct status_env *e, struct mthpctl_host_sizes *h);
+/* What the policy changes for a process that never calls madvise(): the
+ * sizes it grants beyond the host default (left at "madvise"), and the
+ * sizes at "always" it takes away now. Only when status_knows_allowed(). */
+void status_host_diff(const struct status_env *e, const struct status_policy *p,
+		      __u64 *granted, __u64 *taken);
 /* Does status know what the policy allows (auto needs its cgroup's state)? */
 bool status_knows_allowed(const struct status_policy *p);
 

@@ -9,28 +9,37 @@
 #include "status.h"
 #include "sysfs.h"
 
+void status_host_sizes(const struct status_env *e, struct mthpctl_host_sizes *h)
+{
+	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, h);
+}
+
 /*
- * Sizes the policy allows now for anonymous page faults, among the sizes in
- * sysfs that anonymous memory can use: a directory without "enabled" (e.g.
- * hugepages-8kB, for shmem/file folios only) is no anonymous fault size,
- * and a size at "never" no policy can have (the kernel keeps a policy's
- * answer only for sizes at "always" or "madvise").
+ * Sizes the policy allows now for anonymous page faults, among the sizes
+ * anonymous memory can use: those at "always", and those at "madvise",
+ * which a policy grants (a size at "never" no policy can have).
  */
 __u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason)
 {
-	__u64 offered = 0, ps = mthpctl_page_size();
-	int i, order;
+	struct mthpctl_host_sizes h;
+	__u64 offered;
 
-	for (i = 0; i < e->nr_hp; i++) {
-		if (!e->hp[i].has_enabled ||
-		    !mthpctl_size_usable(e->hp[i].enabled, e->thp_enabled))
-			continue;
-		order = mthpctl_size_to_order(e->hp[i].size_kb << 10, ps);
-		if (order > 0 && order < 64)
-			offered |= 1ULL << order;
-	}
+	status_host_sizes(e, &h);
+	offered = h.always | h.madvise;
 	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
 					offered, NULL, reason);
+}
+
+void status_host_diff(const struct status_env *e, const struct status_policy *p,
+		      __u64 *granted, __u64 *taken)
+{
+	struct mthpctl_host_sizes h;
+	__u32 reason;
+	__u64 allowed = status_allowed_mask(e, p, &reason);
+
+	status_host_sizes(e, &h);
+	*granted = allowed & h.madvise;
+	*taken = h.always & ~allowed;
 }
 
 /* Does status know what the policy allows (auto needs its cgroup's state)? */

@@ -178,6 +178,25 @@ static void object_json(const struct status_policy *p)
 	jw_obj_close(w);
 }
 
+/* What the policy changes against the host default: null where status
+ * does not know what it allows. */
+static void sizes_json(const struct status_env *e, const struct status_policy *p)
+{
+	struct jw *w = &g.jw;
+	__u64 granted, taken;
+
+	if (!status_knows_allowed(p)) {
+		jw_key(w, "granted_sizes_kb");
+		jw_null(w);
+		jw_key(w, "taken_away_sizes_kb");
+		jw_null(w);
+		return;
+	}
+	status_host_diff(e, p, &granted, &taken);
+	mthpctl_size_list_json(w, "granted_sizes_kb", granted);
+	mthpctl_size_list_json(w, "taken_away_sizes_kb", taken);
+}
+
 static void print_policy_json(const struct status_env *e, const struct status_policy *p)
 {
 	struct jw *w = &g.jw;
@@ -212,6 +231,7 @@ static void print_policy_json(const struct status_env *e, const struct status_po
 				jw_u64(w, (mthpctl_page_size() << o) >> 10);
 	}
 	jw_arr_close(w);
+	sizes_json(e, p);
 	jw_kstr(w, "restriction", mthpctl_reason_name(p->have_entry ?
 			mthpctl_restriction(&p->entry.state) : MTHPCTL_REASON_NO_SAMPLE));
 	/* whose state "sample" is: the cgroup's own or its busiest descendant's */

@@ -59,22 +59,15 @@ static void print_env_plain(const struct status_env *e)
 	}
 }
 
+/* What a page fault may get: "4K 64K 2M", or "4K only". */
 static char *sizes_str(__u64 mask, char *buf, size_t len)
 {
-	__u64 ps = mthpctl_page_size();
-	size_t off = 0;
-	char sz[32];
-	int o;
+	char rest[512];
 
-	buf[0] = '\0';
-	if (!mask) {
+	if (!mask)
 		snprintf(buf, len, "4K only");
-		return buf;
-	}
-	for (o = 1; o < 64 && off < len; o++)
-		if (mask & (1ULL << o))
-			off += snprintf(buf + off, len - off, "%s%s", off ? " " : "4K ",
-					mthpctl_format_size(ps << o, sz, sizeof(sz)));
+	else
+		snprintf(buf, len, "4K %s", mthpctl_size_list(mask, "", rest, sizeof(rest)));
 	return buf;
 }
 
@@ -166,6 +159,15 @@ static void print_policy_plain(const struct status_env *e, const struct status_p
 		       reason ? " (" : "", reason ? mthpctl_reason_name(reason) : "", reason ? ")" : "");
 	else
 		printf("    allows now:    4K only (no-sample: no THP decision yet)\n");
+	if (status_knows_allowed(p)) {
+		__u64 granted, taken;
+
+		status_host_diff(e, p, &granted, &taken);
+		printf("    grants:        %s\n", mthpctl_size_list(granted, "none beyond the host default",
+							  sizes, sizeof(sizes)));
+		printf("    takes away:    %s\n", mthpctl_size_list(taken, "none of the host default",
+							  sizes, sizeof(sizes)));
+	}
 	if (p->have_entry && (s->flags & MTHPCTL_SAMPLE_STALL))
 		printf("    memory stall:  %s per %s (policy)",
 		       mthpctl_format_duration(s->stall_rate_ns / 1000000 * 1000000, a, sizeof(a)),

@@ -36,6 +36,10 @@ static const struct family
 			 "1 for the reason the policy narrows page faults now (none: it does not)" },
 	f_allowed = { "mthpctl_allowed_max_size_bytes", "gauge",
 		      "Largest folio size the policy allows page faults now" },
+	f_granted = { "mthpctl_size_granted", "gauge",
+		      "1 if the policy grants this size, left at madvise on the host, to page faults now" },
+	f_taken = { "mthpctl_size_taken_away", "gauge",
+		    "1 if the policy takes this size, at always on the host, from page faults now" },
 	f_stall = { "mthpctl_memory_full_stall_ratio", "gauge",
 		    "Share of time the cgroup's tasks all stalled on memory, as the policy last sampled it" },
 	f_usage = { "mthpctl_anon_shmem_bytes", "gauge",
@@ -182,8 +186,39 @@ static void per_policy(const struct family *f, value_fn fn, const struct status_
 	}
 }
 
+/*
+ * One series per policy and host size in SIZES (a size_bytes label): 1 if
+ * the policy grants it (TAKEN 0) or takes it away (TAKEN 1) now. Policies
+ * whose answer status does not know are left out.
+ */
+static void per_size(const struct family *f, __u64 sizes, bool taken, const struct status_env *e,
+		     const struct status_policy *pol, size_t n)
+{
+	char extra[64];
+	__u64 granted, removed, which;
+	size_t i;
+	int o;
+
+	family(f);
+	for (i = 0; i < n; i++) {
+		if (!status_knows_allowed(&pol[i]))
+			continue;
+		status_host_diff(e, &pol[i], &granted, &removed);
+		which = taken ? removed : granted;
+		for (o = 1; o < 64; o++) {
+			if (!(sizes & (1ULL << o)))
+				continue;
+			snprintf(extra, sizeof(extra), "size_bytes=\"%llu\"",
+				 (unsigned long long)(mthpctl_page_size() << o));
+			series(f, &pol[i], extra);
+			printf("%d\n", !!(which & (1ULL << o)));
+		}
+	}
+}
+
 void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
+	struct mthpctl_host_sizes host;
 	char desc[256], extra[96];
 	__u32 reason, r, t;
 	size_t i;
@@ -233,6 +268,9 @@ void status_print_prometheus(const struct status_env *e, const struct status_pol
 		}
 	}
 	per_policy(&f_allowed, v_allowed, e, pol, n);
+	status_host_sizes(e, &host);
+	per_size(&f_granted, host.madvise, false, e, pol, n);
+	per_size(&f_taken, host.always, true, e, pol, n);
 	per_policy(&f_stall, v_stall, e, pol, n);
 	per_policy(&f_usage, v_usage, e, pol, n);
 	per_policy(&f_headroom, v_headroom, e, pol, n);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "sysfs.h"
 
 __u64 mthpctl_page_size(void)
@@ -117,10 +118,14 @@ int mthpctl_stat_get(const char *buf, const char *key, __u64 *val)
 	return -ENOENT;
 }
 
+const char *mthpctl_size_setting(const char *enabled, const char *top)
+{
+	return strcmp(enabled, "inherit") ? enabled : top;
+}
+
 bool mthpctl_size_usable(const char *enabled, const char *top)
 {
-	if (!strcmp(enabled, "inherit"))
-		enabled = top;
+	enabled = mthpctl_size_setting(enabled, top);
 	return !strcmp(enabled, "always") || !strcmp(enabled, "madvise");
 }
 
@@ -262,4 +267,89 @@ int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
 		qsort(v, n, sizeof(*v), cmp_size);
 	*out = v;
 	return (int)n;
+}
+
+int mthpctl_scan_hugepages_some(struct mthpctl_hp_size **out, const char *const *stats,
+				size_t nr_stats)
+{
+	struct mthpctl_hp_size *v = NULL, *nv, *hp;
+	char path[600], buf[128];
+	struct dirent *de;
+	size_t n = 0, i;
+	__u64 kb;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(MTHPCTL_THP_DIR);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (mthpctl_parse_hp_dirname(de->d_name, &kb))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		hp = &v[n++];
+		memset(hp, 0, sizeof(*hp));
+		hp->size_kb = kb;
+		snprintf(path, sizeof(path), "%s/%s/enabled", MTHPCTL_THP_DIR, de->d_name);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
+			hp->has_enabled = true;
+		for (i = 0; i < nr_stats && i < sizeof(hp->stats) / sizeof(hp->stats[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s/stats/%s", MTHPCTL_THP_DIR,
+				 de->d_name, stats[i]);
+			if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
+				continue;
+			snprintf(hp->stats[hp->nr_stats].name, sizeof(hp->stats[0].name), "%s", stats[i]);
+			hp->stats[hp->nr_stats++].value = strtoull(buf, NULL, 10);
+		}
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_size);
+	*out = v;
+	return (int)n;
+}
+
+void mthpctl_host_sizes_of(const struct mthpctl_hp_size *hp, int n, const char *top,
+			   struct mthpctl_host_sizes *h)
+{
+	__u64 ps = mthpctl_page_size();
+	const char *setting;
+	int i, order;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < n; i++) {
+		if (!hp[i].has_enabled)
+			continue;
+		order = mthpctl_size_to_order(hp[i].size_kb << 10, ps);
+		if (order <= 0 || order >= 64)
+			continue;
+		setting = mthpctl_size_setting(hp[i].enabled, top);
+		if (!strcmp(setting, "always"))
+			h->always |= 1ULL << order;
+		else if (!strcmp(setting, "madvise"))
+			h->madvise |= 1ULL << order;
+		else if (!strcmp(setting, "never"))
+			h->never |= 1ULL << order;
+	}
+}
+
+int mthpctl_read_host_sizes(struct mthpctl_host_sizes *h)
+{
+	struct mthpctl_hp_size *hp;
+	char buf[128], top[16] = "";
+	int n;
+
+	memset(h, 0, sizeof(*h));
+	if (mthpctl_read_file(MTHPCTL_THP_DIR "/enabled", buf, sizeof(buf)) > 0)
+		mthpctl_parse_bracketed(buf, top, sizeof(top));
+	n = mthpctl_scan_hugepages_some(&hp, NULL, 0);
+	if (n < 0)
+		return n;
+	mthpctl_host_sizes_of(hp, n, top, h);
+	free(hp);
+	return 0;
 }

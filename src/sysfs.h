@@ -38,6 +38,8 @@ int mthpctl_parse_bracketed(const char *buf, char *out, size_t len);
  * "madvise" ones (and "inherit" under "madvise") it can grant.
  */
 bool mthpctl_size_usable(const char *enabled, const char *top);
+/* A size's setting with "inherit" resolved to the top level's (TOP). */
+const char *mthpctl_size_setting(const char *enabled, const char *top);
 
 /* Read a whole (small) file into buf, NUL-terminated. Returns bytes or -errno. */
 long mthpctl_read_file(const char *path, char *buf, size_t len);
@@ -58,6 +60,26 @@ struct mthpctl_hp_size {
 /* Scan base (e.g. MTHPCTL_THP_DIR) for hugepages-<N>kB directories, sorted by
  * size. *out is malloc'ed. Returns the count or -errno. */
 int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out);
+
+/* The same, MTHPCTL_THP_DIR's, reading "enabled" and the NR_STATS named
+ * STATS only (a few files per size instead of ~20). */
+int mthpctl_scan_hugepages_some(struct mthpctl_hp_size **out, const char *const *stats,
+				size_t nr_stats);
+
+/* The anonymous fault sizes above the base page (bit N: order N) by their
+ * setting, "inherit" resolved. A size at "always" a policy keeps or takes
+ * away, one at "madvise" it may grant, one at "never" it cannot have. */
+struct mthpctl_host_sizes {
+	__u64 always, madvise, never;
+};
+
+/* Of N scanned sizes HP (mthpctl_scan_hugepages()) under the top level's
+ * setting TOP; a directory without "enabled" (hugepages-8kB: shmem and
+ * file folios only) is no anonymous size. */
+void mthpctl_host_sizes_of(const struct mthpctl_hp_size *hp, int n, const char *top,
+			   struct mthpctl_host_sizes *h);
+/* The running host's, from MTHPCTL_THP_DIR. 0 or -errno (h zeroed). */
+int mthpctl_read_host_sizes(struct mthpctl_host_sizes *h);
 
 /* "hugepages-2048kB" -> 2048; -EINVAL when the name does not match. */
 int mthpctl_parse_hp_dirname(const char *name, __u64 *size_kb);

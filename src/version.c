@@ -52,6 +52,8 @@ int mthpctl_print_version(void)
 	struct mthpctl_have have = {};
 	struct utsname u;
 	char libbpf[32];
+	struct mthpctl_host_sizes host;
+	char sizes[256];
 	struct status_env e;
 	int i, n;
 
@@ -60,6 +62,7 @@ int mthpctl_print_version(void)
 		u.release[0] = '\0';
 	status_gather_kernel(&e);
 	have_from_env(&e, &have);
+	mthpctl_read_host_sizes(&host);
 	n = mthpctl_missing(&have, missing);
 
 	if (g.json) {
@@ -71,6 +74,7 @@ int mthpctl_print_version(void)
 		jw_kstr(w, "libbpf_version", libbpf);
 		jw_kstr(w, "kernel_release", u.release[0] ? u.release : NULL);
 		status_kernel_json(w, &e);
+		mthpctl_host_sizes_json(w, &host);
 		jw_kbool(w, "ready", n == 0);
 		jw_key(w, "missing");
 		jw_arr_open(w);
@@ -88,6 +92,13 @@ int mthpctl_print_version(void)
 		printf("kernel %s:\n", u.release[0] ? u.release : "(uname failed)");
 		printf("  BTF:                %s\n", e.k.btf ? "yes (" MTHPCTL_VMLINUX_BTF ")" : "no");
 		status_kernel_plain(&e);
+		/* what a policy can do with each size on this host */
+		printf("  sizes at always:    %s (a policy keeps or takes them away)\n",
+		       mthpctl_size_list(host.always, "none", sizes, sizeof(sizes)));
+		printf("  sizes at madvise:   %s (a policy may grant them to its cgroup)\n",
+		       mthpctl_size_list(host.madvise, "none", sizes, sizeof(sizes)));
+		printf("  sizes at never:     %s (out of any policy's reach)\n",
+		       mthpctl_size_list(host.never, "none", sizes, sizeof(sizes)));
 		printf("ready:                %s\n", n ? "no" : "yes (the kernel has what the policies need)");
 		for (i = 0; i < n; i++)
 			printf("  missing: %s (fix: %s)\n", missing[i].what, missing[i].fix);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The decision logic shared with the BPF program. */
+#include <stdlib.h>
 #include <string.h>
 #include "tests.h"
 #include "mthp_policy.h"
@@ -68,13 +69,19 @@ static __u64 fault_large(const struct mthpctl_params *p, const struct mthpctl_st
 	return fault_of(p, s, MTHPCTL_TVA_PAGEFAULT, &large_proc_vma, reason);
 }
 
-static void no_sample_is_4k(void **state)
+/* A cgroup not sampled yet is small: its small processes get 4 KiB, a
+ * large one large folios, khugepaged nothing. */
+static void no_sample_is_small(void **state)
 {
 	struct mthpctl_state s = {};
 	__u32 r;
 
 	assert_int_equal(mthpctl_restriction(&s), MTHPCTL_REASON_NO_SAMPLE);
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault_large(&auto_p, &s, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_NO_SAMPLE);
 	/* MADV_COLLAPSE is never refused by auto */
 	assert_true(fault(&auto_p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
@@ -393,6 +400,129 @@ static void sparse_mapping(void **state)
 	}
 }
 
+/*
+ * A fill of a mapping of NPAGES pages at FILL_BASE: N faults at the page
+ * indices ORDER[], as the kernel would see it under the auto policy's per-call
+ * rules: a page whose 2 MiB range already holds a PMD folio does not fault;
+ * a fault judged dense in an untouched range maps a PMD folio there; any
+ * other fault a 4 KiB page. Returns the ranges that got a PMD folio.
+ */
+#define FILL_BASE	(1ULL << 40)
+#define PAGES_PER_PMD	512
+
+static unsigned int fill_pmds(const __u32 *order, __u32 n, __u32 npages)
+{
+	__u32 nranges = npages / PAGES_PER_PMD, i, pmds = 0;
+	unsigned char *range = calloc(nranges, 1);	/* 1: 4K pages, 2: PMD */
+	struct mthpctl_fill f = {};
+
+	assert_non_null(range);
+	for (i = 0; i < n; i++) {
+		__u32 pg = order[i], rg = pg / PAGES_PER_PMD;
+
+		assert_true(pg < npages);
+
+		if (range[rg] == 2)
+			continue;
+		if (mthpctl_fill_dense(&f, FILL_BASE + (__u64)pg * 4096, 12, 9) && !range[rg]) {
+			range[rg] = 2;
+			pmds++;
+		} else {
+			range[rg] = 1;
+		}
+	}
+	free(range);
+	return pmds;
+}
+
+/* A permutation of 0..n-1 (xorshift, fixed seed: the test is repeatable). */
+static void shuffle(__u32 *a, __u32 n, __u64 seed)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		a[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		__u32 j, t;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		j = seed % (i + 1);
+		t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+}
+
+/* Dense fills, in order or at random, get PMD folios in >= 90% of their
+ * 2 MiB ranges; strided touchers (one page per 128 KiB or per 2 MiB,
+ * forwards or backwards) in none. */
+static void fill_order(void **state)
+{
+	const __u32 npages = 384 * PAGES_PER_PMD / 2;	/* 384 MiB */
+	__u32 *order = calloc(npages, sizeof(*order)), i, n, seed;
+
+	assert_non_null(order);
+	for (i = 0; i < npages; i++)
+		order[i] = i;
+	/* in order: only the first range misses (its first fault is 4K) */
+	assert_int_equal(fill_pmds(order, npages, npages), npages / PAGES_PER_PMD - 1);
+	for (seed = 1; seed <= 5; seed++) {
+		shuffle(order, npages, 0x9e3779b97f4a7c15ULL * seed);
+		assert_true(fill_pmds(order, npages, npages) * 10 >= npages / PAGES_PER_PMD * 9);
+	}
+	/* strided: every 32nd page, every 512th, and backwards */
+	for (n = 0, i = 0; i < npages; i += 32)
+		order[n++] = i;
+	assert_int_equal(fill_pmds(order, n, npages), 0);
+	for (n = 0, i = 0; i < npages; i += PAGES_PER_PMD)
+		order[n++] = i;
+	assert_int_equal(fill_pmds(order, n, npages), 0);
+	for (n = 0, i = npages; i >= 32; i -= 32)
+		order[n++] = i - 32;
+	assert_int_equal(fill_pmds(order, n, npages), 0);
+	free(order);
+}
+
+/* Only a fault the rules of the call would give 4 KiB in a large mapping
+ * is judged by its fill; dense, it is neither small nor sparse. */
+static void fill_overrides_rules(void **state)
+{
+	struct mthpctl_vma_info v = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
+	struct mthpctl_vma_info small_vma = { .vma_bytes = 8 * MB, .mm_anon_bytes = 0 };
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);
+	assert_true(mthpctl_fill_tracked(&v, 0));		/* sparse */
+	assert_true(mthpctl_fill_tracked(&v, MTHPCTL_SMALL_PROC_BYTES));
+	assert_false(mthpctl_fill_tracked(&small_vma, MTHPCTL_SMALL_PROC_BYTES));
+	v.mm_anon_bytes = 4 * MB;
+	assert_false(mthpctl_fill_tracked(&v, 0));		/* dense enough */
+	v.mm_anon_bytes = 1 * MB;
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
+	v.dense = 1;
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	/* and in a small cgroup, for a small process */
+	memset(&s, 0, sizeof(s));
+	feed(&auto_p, &s, 1000, 0, 1);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == ALL_ANON);
+	v.dense = 0;
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	/* pressure still caps a dense fill */
+	memset(&s, 0, sizeof(s));
+	s.last_sample_ns = 1;
+	s.pressure = 1;
+	s.rung = 4;
+	v.dense = 1;
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == (ALL_ANON & 0x1f));
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+}
+
 static void usage_recent_peak(void **state)
 {
 	struct mthpctl_state s = {};
@@ -589,7 +719,8 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 		allow = cap;
 		if (tva != MTHPCTL_TVA_FORCED_COLLAPSE) {
 			__u32 r = mthpctl_restriction(s);
-			int small_cg = r == MTHPCTL_REASON_LOW_USAGE;
+			int small_cg = r == MTHPCTL_REASON_LOW_USAGE ||
+				       r == MTHPCTL_REASON_NO_SAMPLE;
 
 			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT) {
 				allow = 1;
@@ -609,7 +740,8 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 				why = r;
 			}
 			/* then the rules of the call, if large folios are left */
-			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL)) {
+			if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL) &&
+			    !(vma && vma->dense)) {
 				if (small_cg && (!vma || vma->mm_anon_bytes < 2 * MB)) {
 					allow = 1;
 					why = MTHPCTL_REASON_LOW_USAGE;
@@ -642,9 +774,12 @@ static void memo_composition(void **state)
 	const struct mthpctl_vma_info edge = { .vma_bytes = 64 * MB,
 					       .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES };
 	const struct mthpctl_vma_info tiny = { .vma_bytes = 1 * MB, .mm_anon_bytes = 1 * MB };
+	const struct mthpctl_vma_info filled = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB,
+						 .dense = 1 };
 	/* a VMA without an mm: vma_info() reads 0 anonymous bytes */
 	const struct mthpctl_vma_info no_mm = { .vma_bytes = 64 * MB, .mm_anon_bytes = 0 };
-	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny, &no_mm };
+	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny, &no_mm,
+						  &filled };
 	struct mthpctl_state states[10];
 	__u32 c, i, tva, o, v, pol;
 	int n = 0;
@@ -845,13 +980,14 @@ static void rate_scaling(void **state)
 int run_policy_tests(void)
 {
 	const struct CMUnitTest t[] = {
-		cmocka_unit_test(no_sample_is_4k), cmocka_unit_test(first_sample_usage_rule),
+		cmocka_unit_test(no_sample_is_small), cmocka_unit_test(first_sample_usage_rule),
 		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_zones),
 		cmocka_unit_test(size_ladder), cmocka_unit_test(at_the_limit),
 		cmocka_unit_test(filling_towards_the_limit),
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
-		cmocka_unit_test(sparse_mapping), cmocka_unit_test(usage_recent_peak),
+		cmocka_unit_test(sparse_mapping), cmocka_unit_test(fill_order),
+		cmocka_unit_test(fill_overrides_rules), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(small_cgroup_under_pressure),
 		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),

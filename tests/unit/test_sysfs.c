@@ -85,6 +85,32 @@ static void size_usable(void **state)
 	assert_false(mthpctl_size_usable("inherit", ""));
 }
 
+/* The host's sizes by setting: inherit resolved, 8K (no "enabled": not
+ * an anonymous size) left out, each size in exactly one mask. */
+static void host_sizes(void **state)
+{
+	struct mthpctl_hp_size hp[5] = {
+		{ .size_kb = 8 },
+		{ .size_kb = 16, .has_enabled = true, .enabled = "inherit" },
+		{ .size_kb = 64, .has_enabled = true, .enabled = "always" },
+		{ .size_kb = 1024, .has_enabled = true, .enabled = "never" },
+		{ .size_kb = 2048, .has_enabled = true, .enabled = "madvise" },
+	};
+	struct mthpctl_host_sizes h;
+
+	(void)state;
+	if (mthpctl_page_size() != 4096)
+		skip();
+	mthpctl_host_sizes_of(hp, 5, "madvise", &h);
+	assert_true(h.always == 1ULL << 4);
+	assert_true(h.madvise == (1ULL << 2 | 1ULL << 9));
+	assert_true(h.never == 1ULL << 8);
+	mthpctl_host_sizes_of(hp, 5, "never", &h);
+	assert_true(h.never == (1ULL << 2 | 1ULL << 8) && h.madvise == 1ULL << 9);
+	mthpctl_host_sizes_of(hp, 0, "always", &h);
+	assert_true(!h.always && !h.madvise && !h.never);
+}
+
 static void dirnames(void **state)
 {
 	__u64 kb;
@@ -173,7 +199,7 @@ int run_sysfs_tests(void)
 		cmocka_unit_test(psi_ok), cmocka_unit_test(psi_bad),
 		cmocka_unit_test(stat_keys), cmocka_unit_test(bracketed),
 		cmocka_unit_test(dirnames), cmocka_unit_test(hugepages_tree),
-		cmocka_unit_test(size_usable),
+		cmocka_unit_test(size_usable), cmocka_unit_test(host_sizes),
 		cmocka_unit_test(read_file),
 	};
 	return cmocka_run_group_tests_name("sysfs", t, NULL, NULL);

@@ -8,7 +8,7 @@
  * root (kpageflags) inside the VM.
  *
  *   faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] [-n COUNT]
- *           [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P]
+ *           [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P] [-r] [-t STRIDE_KIB]
  *
  *   -s SIZE_MIB    1 or a multiple of 2 (1: no whole 2 MiB chunk)
  *   -n COUNT       probes (default 1; 0 = until -d expires or killed)
@@ -16,6 +16,9 @@
  *   -H             after probing, stay alive (in the cgroup) until killed
  *   -P             prctl(PR_SET_THP_DISABLE) first, as systemd's
  *                  MemoryTHP=disable does at exec
+ *   -r             write the pages in random order (each once), as a hash
+ *                  table or a GUPS-style array is filled
+ *   -t STRIDE_KIB  write one page per STRIDE_KIB only (a sparse toucher)
  *
  * Output, one line per probe (times are CLOCK_REALTIME in ms, comparable
  * with `date +%s%3N`):
@@ -150,6 +153,34 @@ static void histogram(const char *buf, size_t len, long *pages, long *absent,
 	}
 }
 
+static int random_order;
+static size_t stride_pages = 1;
+
+/* Page I of the fill: in order, or the I-th of a random permutation of
+ * the N pages (xorshift, a fixed seed: each probe fills the same way). */
+static size_t *fill_order(size_t n)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t i, *a = malloc(n * sizeof(*a));
+
+	if (!a)
+		die("malloc");
+	for (i = 0; i < n; i++)
+		a[i] = i;
+	for (i = n - 1; random_order && i > 0; i--) {
+		size_t j, t;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		j = seed % (i + 1);
+		t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+	return a;
+}
+
 static void probe(int nr, size_t len)
 {
 	long pages[NR_ORDERS], absent, present = 0, large = 0;
@@ -157,16 +188,23 @@ static void probe(int nr, size_t len)
 	size_t i, nchunks = len / SZ_2M;
 	long long chunk_ms[nchunks ? nchunks : 1];
 	int chunk_max[nchunks ? nchunks : 1];
+	size_t *order = fill_order(len / PAGE);
 	int o, max_order = 0;
 	char *buf;
 
+	memset(chunk_ms, 0, sizeof(chunk_ms));	/* 0: not touched yet */
 	start = now_ms();
 	buf = map_aligned(len);
-	for (i = 0; i < len; i += PAGE) {
-		if (!(i % SZ_2M))
-			chunk_ms[i / SZ_2M] = now_ms();
-		buf[i] = 1;
+	for (i = 0; i < len / PAGE; i++) {
+		size_t off = order[i] * PAGE;
+
+		if (order[i] % stride_pages)
+			continue;
+		if (nchunks && !chunk_ms[off / SZ_2M])
+			chunk_ms[off / SZ_2M] = now_ms();
+		buf[off] = 1;
 	}
+	free(order);
 	histogram(buf, len, pages, &absent, chunk_max);
 	for (i = 0; i < nchunks; i++) {
 		if (!chunk_max[i] && !first_small)
@@ -198,7 +236,7 @@ int main(int argc, char **argv)
 	long long deadline = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "c:b:s:n:i:d:HP")) != -1) {
+	while ((opt = getopt(argc, argv, "c:b:s:n:i:d:HPrt:")) != -1) {
 		switch (opt) {
 		case 'c': cgroup = optarg; break;
 		case 'b': ballast = atol(optarg); break;
@@ -208,13 +246,15 @@ int main(int argc, char **argv)
 		case 'd': duration = atol(optarg); break;
 		case 'H': hold = 1; break;
 		case 'P': no_thp = 1; break;
+		case 'r': random_order = 1; break;
+		case 't': stride_pages = atol(optarg) * 1024 / PAGE; break;
 		default:
 			fprintf(stderr, "usage: faulter [-c CGROUP] [-b BALLAST_MIB] [-s SIZE_MIB] "
-				"[-n COUNT] [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P]\n");
+				"[-n COUNT] [-i INTERVAL_MS] [-d DURATION_MS] [-H] [-P] [-r] [-t STRIDE_KIB]\n");
 			return 2;
 		}
 	}
-	if (size <= 0 || (size % 2 && size != 1) || ballast < 0 || count < 0 || (!count && !duration)) {
+	if (size <= 0 || (size % 2 && size != 1) || ballast < 0 || !stride_pages || count < 0 || (!count && !duration)) {
 		fprintf(stderr, "faulter: bad arguments\n");
 		return 2;
 	}

@@ -1077,7 +1077,7 @@ t_faults() {
 # with PR_SET_THP_DISABLE in the granting cgroup gets 4 KiB pages (the
 # prctl is a hard limit); status counts the madvise sizes as allowed.
 t_madvise_host() {
-	local g2 g64 s o2= o64= os= op= allowed= err=
+	local g2 g64 s o2= o64= os= op= allowed= err= diff= prom= diff64=
 	g2=$(mkcg grant-2m) && g64=$(mkcg grant-64k) && s=$(mkcg no-policy) || return 1
 	thp_all madvise
 	# measured first, the host put back before any check can return
@@ -1090,8 +1090,12 @@ t_madvise_host() {
 		os=$("$H/faulter" -c "$s" -s 8 | grep '^probe=')
 		op=$("$H/faulter" -c "$g2" -s 8 -P | grep '^probe=')
 		allowed=$("$M" -j status --cgroup "$g2" | jq -c '.policies[0].allowed_sizes_kb')
+		diff=$("$M" -j status --cgroup "$g2" | jq -c '.policies[0] | [.granted_sizes_kb, .taken_away_sizes_kb]')
+		prom=$("$M" status --format=prometheus | grep -F "$g2")
 	fi
 	thp_all always
+	# on the always host the same 64K cap takes the sizes above 64K away
+	diff64=$("$M" -j status --cgroup "$g64" | jq -c '.policies[0] | [.granted_sizes_kb, .taken_away_sizes_kb]')
 	[ -z "$err" ] || fail "$err" || return 1
 	[[ $o2 == *" max_order=9 "* && $o2 == *" o9=2048 "* ]] ||
 		fail "fixed 2M on a madvise host, no madvise(): want all 2048 pages in 2M folios: $o2" || return 1
@@ -1102,7 +1106,47 @@ t_madvise_host() {
 		fail "PR_SET_THP_DISABLE in a granting cgroup got large folios: $op" || return 1
 	jq -e 'index(2048) != null' <<<"$allowed" >/dev/null ||
 		fail "status: the madvise host's 2M size is not among the sizes fixed 2M allows: $allowed" || return 1
+	[ "$diff" = '[[16,32,64,128,256,512,1024,2048],[]]' ] ||
+		fail "status on the madvise host: fixed 2M should grant every size and take none: $diff" || return 1
+	grep -q '^mthpctl_size_granted{.*size_bytes="2097152"} 1$' <<<"$prom" &&
+		! grep -q '^mthpctl_size_taken_away{' <<<"$prom" ||
+		fail "prometheus on the madvise host: 2M granted, no size at always: $prom" || return 1
+	[ "$diff64" = '[[],[128,256,512,1024,2048]]' ] ||
+		fail "status on the always host: fixed 64K should take 128K..2M away: $diff64" || return 1
 	note "madvise host: fixed 2M $(grep -o 'o9=[0-9]*' <<<"$o2"), fixed 64K $(grep -o 'o4=[0-9]*' <<<"$o64"), no policy $(grep -o 'max_order=[0-9]*' <<<"$os"), prctl $(grep -o 'max_order=[0-9]*' <<<"$op"); status allowed: $allowed"
+}
+
+# --- auto tells a dense fill from a sparse toucher by its fault addresses ---
+
+# A fresh cgroup with auto, no limit: a large mapping written once in
+# random order (a hash table, a GUPS array) or in order gets PMD folios in
+# >= 90% of it, on a madvise host and on an always host; a toucher of one
+# page per 256 KiB stays at 4 KiB (the sparse rule); on the madvise host a
+# sibling without a policy gets nothing.
+fill_o9() { grep -o ' o9=[0-9]*' <<<"$1" | cut -d= -f2; }
+t_auto_fill() {
+	local host g out o9 want=$((256 * 256 * 9 / 10)) seq= sib= sp= rnd=
+	for host in madvise always; do
+		rnd= seq= sp=
+		thp_all "$host"
+		g=$(mkcg "fill-rnd-$host") && "$M" attach --cgroup "$g" --policy auto >/dev/null &&
+			rnd=$("$H/faulter" -c "$g" -s 256 -r | grep '^probe=')
+		g=$(mkcg "fill-seq-$host") && "$M" attach --cgroup "$g" --policy auto >/dev/null &&
+			seq=$("$H/faulter" -c "$g" -s 64 | grep '^probe=')
+		g=$(mkcg "fill-sparse-$host") && "$M" attach --cgroup "$g" --policy auto >/dev/null &&
+			sp=$("$H/faulter" -c "$g" -s 64 -t 256 | grep '^probe=')
+		[ "$host" = madvise ] && sib=$("$H/faulter" -c "$(mkcg fill-nopolicy)" -s 64 -r | grep '^probe=')
+		thp_all always
+		o9=$(fill_o9 "$rnd")
+		[ "${o9:-0}" -ge "$want" ] ||
+			fail "$host host: 256M written in random order, want >= $want pages in 2M folios: $rnd" || return 1
+		[ "$(fill_o9 "$seq")" -ge $((64 * 256 * 9 / 10)) ] ||
+			fail "$host host: 64M written in order, want >= 90% in 2M folios: $seq" || return 1
+		[[ $sp == *" pages=256 "* && $sp == *" max_order=0 "* ]] ||
+			fail "$host host: one page per 256K of 64M, want 256 pages of 4K: $sp" || return 1
+		note "$host host, auto: random fill $o9/65536 pages in 2M, in order $(fill_o9 "$seq")/16384, strided $(grep -o 'max_order=[0-9]*' <<<"$sp")"
+	done
+	[[ $sib == *" max_order=0 "* ]] || fail "madvise host: a sibling without a policy got large folios: $sib" || return 1
 }
 
 # --- 11: apply, a configuration of cgroup paths and units ----------------------
@@ -1392,7 +1436,7 @@ t_object() {
 
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version kill_steps faults madvise_host apply object)
+all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version kill_steps faults madvise_host auto_fill apply object)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

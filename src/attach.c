@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl attach: checks -> share an attached object with equal rodata, or
- * open, set rodata and load -> pin -> new link or replace -> report. With
+ * mthpctl attach: checks -> open, set rodata -> share an attached object
+ * with equal rodata, or load -> pin -> new link or replace -> report. With
  * --object the user's object is opened and loaded by attach_object.c
  * instead, and linked and pinned here by the same steps.
  *
@@ -25,8 +25,6 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <gelf.h>
-#include <libelf.h>
 
 #include "cgroup.h"
 #include "compat.h"
@@ -261,8 +259,7 @@ static __u32 cpu_slots_count(void)
 	return n;
 }
 
-/* What mthpctl sets in the policy's .rodata before a load with p (the one
- * place: open_policy() and policy_rodata() must agree for sharing). */
+/* What mthpctl sets in the policy's .rodata before a load with p. */
 static void set_rodata(struct mthp_bpf__rodata *r, const struct mthpctl_params *p)
 {
 	memcpy(&r->params, p, sizeof(*p));
@@ -286,66 +283,6 @@ static int open_policy(const struct mthpctl_params *p, struct policy_obj *o,
 	if (err)
 		return mthpctl_load_error(sink, err, "sizing the policy's per-CPU slots failed");
 	return 0;
-}
-
-/*
- * The read-only data a load of this object with p would give its rodata
- * map: the object's .rodata section with what open_policy() sets written
- * over it, as libbpf and the skeleton would. Taken from the embedded ELF
- * with libelf, so that an attach that shares needs no open of the skeleton
- * (libbpf parses and checks all of the object's BTF there: half of such an
- * attach's time under TCG). Allocated; NULL if the section is not found.
- */
-static void *policy_rodata(const struct mthpctl_params *p, size_t *len)
-{
-	struct mthp_bpf__rodata over = {};
-	const void *bytes;
-	char *val = NULL;
-	Elf_Data *data;
-	Elf_Scn *scn = NULL;
-	size_t n, shstrndx;
-	GElf_Shdr sh;
-	Elf *elf;
-
-	bytes = mthp_bpf__elf_bytes(&n);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	elf = elf_memory((char *)bytes, n);	/* read only: ELF_C_READ */
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		goto out;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			break;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".rodata"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size < sizeof(over))
-			break;
-		val = malloc(data->d_size);
-		if (!val)
-			break;
-		memcpy(val, data->d_buf, data->d_size);
-		*len = data->d_size;
-		break;
-	}
-	if (val) {
-		set_rodata(&over, p);
-		memcpy(val + offsetof(struct mthp_bpf__rodata, cpu_slots_mask), &over.cpu_slots_mask,
-		       sizeof(over.cpu_slots_mask));
-		memcpy(val + offsetof(struct mthp_bpf__rodata, params), &over.params,
-		       sizeof(over.params));
-		memcpy(val + offsetof(struct mthp_bpf__rodata, page_shift), &over.page_shift,
-		       sizeof(over.page_shift));
-		memcpy(val + offsetof(struct mthp_bpf__rodata, object_hash), &over.object_hash,
-		       sizeof(over.object_hash));
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	return val;
 }
 
 /* The link pinned in dir, if it is attached to cgroup id (its info in *l):
@@ -404,24 +341,24 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 	return true;
 }
 
-/* An attached policy of equal parameters among the pins, other than the
- * cgroup's own (a --replace by equal parameters loads afresh). */
-static bool find_shared(struct policy_obj *o, __u64 own_id, const struct mthpctl_params *p)
+/* An attached policy among the pins, other than the cgroup's own (a
+ * --replace by equal parameters loads afresh), whose rodata is what the
+ * opened, not yet loaded, object o would load with: the whole section, as
+ * libbpf will write it, the parameters and the object's hash among it. */
+static bool find_shared(struct policy_obj *o, __u64 own_id)
 {
 	size_t len = 0;
-	void *want;
+	const void *want;
 	char dir[4200];
 	struct dirent *d;
 	bool found = false;
 	DIR *root;
 	__u64 id;
 
-	want = policy_rodata(p, &len);
+	want = bpf_map__initial_value(o->skel->maps.rodata, &len);
 	root = want ? opendir(MTHPCTL_PIN_ROOT) : NULL;
-	if (!root) {
-		free(want);
+	if (!root)
 		return false;
-	}
 	while (!found && (d = readdir(root))) {
 		if (mthpctl_pin_parse(d->d_name, &id) || id == own_id)
 			continue;
@@ -429,7 +366,6 @@ static bool find_shared(struct policy_obj *o, __u64 own_id, const struct mthpctl
 		found = share_from(o, dir, id, want, len);
 	}
 	closedir(root);
-	free(want);
 	return found;
 }
 
@@ -643,17 +579,22 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 		if (ret)
 			goto out;
 		mthpctl_timing("ready");
-	} else if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id, p)) {
-		mthpctl_timing("share");
 	} else {
 		ret = open_policy(p, &o, sink);
 		if (ret)
 			goto out;
 		mthpctl_timing("open");
-		ret = load_policy(&k, &o, sink);
-		if (ret)
-			goto out;
-		mthpctl_timing("ready");
+		if (!(flags & MTHPCTL_ATTACH_PRIVATE) && find_shared(&o, id)) {
+			/* the shared object's maps are taken: this one goes */
+			mthp_bpf__destroy(o.skel);
+			o.skel = NULL;
+			mthpctl_timing("share");
+		} else {
+			ret = load_policy(&k, &o, sink);
+			if (ret)
+				goto out;
+			mthpctl_timing("ready");
+		}
 	}
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));

@@ -26,6 +26,8 @@
 #             grants to a unit with MemoryTHP=disable
 #   remove    a unit removed from the configuration: detached, drop-in
 #             removed and unloaded; its next start gets no policy
+#   stop      a stopped unit's cgroup is gone, and its link with it; apply
+#             skips the unit and drops its record and pins
 #   refused   a bad configuration is refused whole and changes nothing
 #
 # Prints `ok - NAME` / `not ok - NAME: reason`, then `N passed, N failed`;
@@ -294,6 +296,21 @@ t_remove() {
 	[ -z "$(policy_of "$(cg_id "$(cgroup_of "$A")")")" ] || fail "$A got a policy at its restart" || return 1
 }
 
+t_stop() {
+	local id cg out
+	cg=$(cgroup_of "$P")
+	id=$(cg_id "$cg")
+	systemctl stop "$P" || fail "stop $P" || return 1
+	[ ! -d "$cg" ] || fail "$cg is still there after the stop" || return 1
+	[ -z "$(policy_of "$id")" ] || fail "a policy is still attached to the stopped unit's cgroup $id" || return 1
+	out=$("$M" apply 2>&1) || fail "apply after the stop: $out" || return 1
+	grep -q "^skip      $P: fixed (max-size 2M); no cgroup now" <<<"$out" &&
+		grep -qx "forget    $P (cgroup id $id): its cgroup is gone: record dropped" <<<"$out" ||
+		fail "apply after the stop printed: $out" || return 1
+	! grep -q "^$id " "$APPLIED" && [ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] ||
+		fail "left of cgroup $id: state file $(cat "$APPLIED"), pins $(ls /sys/fs/bpf/mthpctl)" || return 1
+}
+
 t_refused() {
 	local before out rc
 	before=$(snapshot)
@@ -310,7 +327,7 @@ t_refused() {
 
 # --------------------------------------------------------------------------
 
-all_tests=(running again restart prctl warning remove refused)
+all_tests=(running again restart prctl warning remove stop refused)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 echo "# mthpctl apply against $(systemctl --version | head -n1) on $(uname -r), logs in $logs"

@@ -28,7 +28,8 @@
 #             removed and unloaded; its next start gets no policy
 #   stop      a stopped unit's cgroup is gone, and its link with it; apply
 #             skips the unit and drops its record and pins
-#   refused   a bad configuration is refused whole and changes nothing
+#   refused   a bad configuration is refused whole and changes nothing; so
+#             is one naming a unit and its cgroup's path
 #
 # Prints `ok - NAME` / `not ok - NAME: reason`, then `N passed, N failed`;
 # exits 1 on any failure.
@@ -312,7 +313,7 @@ t_stop() {
 }
 
 t_refused() {
-	local before out rc
+	local before out rc cg
 	before=$(snapshot)
 	cp "$CONF" "$logs/good.conf"
 	# the unit back, with a bad key in the section after it
@@ -322,6 +323,12 @@ t_refused() {
 	cp "$logs/good.conf" "$CONF"
 	[ "$rc" = 8 ] && grep -q "^mthpctl: error: $CONF:7: \[$P\]: unknown key 'max_size'" <<<"$out" ||
 		fail "bad key: exit $rc: $out" || return 1
+	cg=$(cgroup_of "$A")
+	printf '[%s]\npolicy = never\n[%s]\npolicy = never\n' "$cg" "$A" >"$logs/both.conf"
+	out=$("$M" apply --config "$logs/both.conf" 2>&1)
+	rc=$?
+	[ "$rc" = 8 ] && [ "$out" = "mthpctl: error: $logs/both.conf:3: [$A] is the cgroup $cg, as [$cg] at $logs/both.conf:1 is (one section per cgroup; nothing changed)" ] ||
+		fail "a unit and its cgroup's path: exit $rc: $out" || return 1
 	same_as "$before" || fail "a refused configuration changed something" || return 1
 }
 

@@ -109,7 +109,9 @@ if [ -n "$systemd" ]; then
 		echo 'container= exec /sbin/init'
 	} >"$init"
 	chmod +x "$init"
-	vng_cmd=(--qemu-opt -append --qemu-opt "console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288 ro loglevel=7 printk.time=1 init=$init")
+	cmdline="console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288 ro loglevel=7 printk.time=1 init=$init"
+	# (vng hands its --qemu-opts to a shell)
+	vng_cmd=("--qemu-opts=-append $(printf %q "$cmdline")")
 fi
 
 # One VM at a time on this machine: two TCG guests on 2 cores double each

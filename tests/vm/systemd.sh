@@ -155,7 +155,7 @@ max-size = 2M
 setup() {
 	mkdir -p "$logs"
 	[ "$(id -u)" = 0 ] || { echo "systemd.sh: must run as root (inside the VM)" >&2; exit 2; }
-	[ "$(cat /proc/1/comm)" = systemd ] && [ -d /run/systemd/system ] ||
+	[[ $(readlink /proc/1/exe) == */systemd ]] && [ -d /run/systemd/system ] ||
 		{ echo "systemd.sh: systemd is not PID 1 (scripts/vm-run.sh -s)" >&2; exit 2; }
 	for f in "$M" "$H/faulter"; do
 		[ -x "$f" ] || { echo "systemd.sh: $f missing (make mthpctl vm-tests)" >&2; exit 2; }

@@ -298,11 +298,16 @@ t_remove() {
 }
 
 t_stop() {
-	local id cg out
+	local id cg out i
 	cg=$(cgroup_of "$P")
 	id=$(cg_id "$cg")
 	systemctl stop "$P" || fail "stop $P" || return 1
 	[ ! -d "$cg" ] || fail "$cg is still there after the stop" || return 1
+	# the kernel lets go of the link once the cgroup is released
+	for i in $(seq 50); do
+		[ -z "$(policy_of "$id")" ] && break
+		sleep 0.1
+	done
 	[ -z "$(policy_of "$id")" ] || fail "a policy is still attached to the stopped unit's cgroup $id" || return 1
 	out=$("$M" apply 2>&1) || fail "apply after the stop: $out" || return 1
 	grep -q "^skip      $P: fixed (max-size 2M); no cgroup now" <<<"$out" &&

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl apply: what systemd adds. A unit's cgroup and MemoryTHP=
- * (systemctl show -p ControlGroup -p MemoryTHP) and the drop-ins by which a .service runs apply --unit at
- * each start (mthpctl-apply(8): why ExecStartPre).
+ * (systemctl show -p ControlGroup -p MemoryTHP) and the drop-ins by which
+ * a .service runs apply --unit at each start (mthpctl-apply(8): why
+ * ExecStartPre).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -102,8 +102,8 @@ if [ -n "$systemd" ]; then
 		echo '[Service]'
 		echo 'Type=oneshot'
 		echo "ExecStart=$guest"
-		echo 'StandardOutput=journal+console'
-		echo 'StandardError=journal+console'
+		echo 'StandardOutput=tty'
+		echo 'StandardError=tty'
 		echo 'EOF'
 		echo 'ln -s ../vm-run-command.service /run/systemd/system/multi-user.target.wants/'
 		echo 'container= exec /sbin/init'

@@ -94,7 +94,7 @@ static void show_value(const char *text, const char *key, char *out, size_t len)
 
 int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len, char *memory_thp, size_t mlen)
 {
-	/* a systemd without MemoryTHP= (before v258) leaves its line out */
+	/* a systemd without MemoryTHP= (252 has none) leaves its line out */
 	char *argv[] = { "systemctl", "show", "-p", "ControlGroup", "-p", "MemoryTHP", "--", e->target, NULL };
 	char root[4096], rel[4096], text[8192];
 	int rc;

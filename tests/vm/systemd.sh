@@ -225,7 +225,7 @@ t_restart() {
 	note "the policy counted $(jq .totals.calls.pagefault <<<"$j") page faults of the unit (MemoryHigh=$(systemctl show -p MemoryHigh --value "$A"))"
 }
 
-# systemd 252 (Debian 12) has no MemoryTHP= (systemd 258 added it): the
+# systemd 252 (Debian 12) has no MemoryTHP= (a later release added it): the
 # prctl it makes at exec is made here by faulter -P in the unit's process.
 t_prctl() {
 	local on off cmd

@@ -2,8 +2,9 @@
 # The VM half of `make check`: build the patched kernel (cached), build the
 # kernel tests, boot the kernel under virtme-ng and run them; then boot with
 # psi=0 and check the PSI kfunc's answer there; then mthpctl's integration
-# tests, the ASan/UBSan build of mthpctl (tests/vm/asan.sh), a short run of
-# each benchmark and the restore-on-interrupt test.
+# tests, apply against systemd as PID 1 (tests/vm/systemd.sh), the ASan/UBSan
+# build of mthpctl (tests/vm/asan.sh), a short run of each benchmark and the
+# restore-on-interrupt test.
 #
 #   scripts/vm-check.sh [--debug-kernel]
 #   --debug-kernel   (make check-debug-kernel) the series built with
@@ -59,6 +60,10 @@ scripts/vm-run.sh -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \
 log "mthpctl integration tests"
 scripts/vm-run.sh -k "$kdir" -o "$results/mthpctl" -- \
 	"$top/tests/vm/run.sh" || status=1
+
+log "mthpctl apply against systemd as PID 1"
+scripts/vm-run.sh -s -k "$kdir" -o "$results/systemd" -t 1200 -- \
+	"$top/tests/vm/systemd.sh" || status=1
 
 log "mthpctl built with ASan+UBSan: attach, status, detach, a short bench"
 scripts/vm-run.sh -k "$kdir" -o "$results/asan" -- \

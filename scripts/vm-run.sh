@@ -10,6 +10,9 @@
 #                        temporary directory, kept)
 #   -t, --timeout SEC    kill the VM after SEC seconds (default 1800)
 #   -a, --append ARG     extra kernel command line argument (repeatable)
+#   -s, --systemd        systemd as PID 1: COMMAND runs as a service once
+#                        multi-user.target is reached, then the VM powers off
+#                        (see below)
 #
 # The guest sees the host's root file system read-only and runs COMMAND in
 # the current directory. The exit status is COMMAND's, taken from a file the
@@ -23,6 +26,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cpus=2 memory=2G results= timeout=1800 kdir=
 append=()
+systemd=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) kdir=$2; shift 2 ;;
@@ -31,10 +35,13 @@ while [ $# -gt 0 ]; do
 	-o|--results) results=$2; shift 2 ;;
 	-t|--timeout) timeout=$2; shift 2 ;;
 	-a|--append) append+=(--append "$2"); shift 2 ;;
+	-s|--systemd) systemd=1; shift ;;
 	--) shift; break ;;
 	*) echo "vm-run: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
 	esac
 done
+[ -z "$systemd" ] || [ ${#append[@]} = 0 ] ||
+	{ echo "vm-run: --append and --systemd together: not supported (--systemd sets the command line)" >&2; exit 2; }
 [ $# -gt 0 ] || { echo "vm-run: no command given: vm-run.sh [options] -- COMMAND" >&2; exit 2; }
 command -v vng >/dev/null || { echo "vm-run: vng not found: run scripts/install-deps.sh" >&2; exit 2; }
 
@@ -64,6 +71,49 @@ guest=$results/.guest.sh
 } >"$guest"
 chmod +x "$guest"
 
+# systemd as PID 1. vng --systemd's own way (virtme's init run from a
+# serial getty) cannot work on this root: without udev the getty's tty
+# device never appears, and systemd takes the host's /.dockerenv, seen
+# through the shared root, for a container, and then reads no kernel
+# command line. So the kernel command line is replaced (QEMU takes the last
+# -append): init is a script that mounts what virtme's init would (/proc,
+# /run, the results directory, /etc as a writable overlay in memory), adds
+# the command as a service wanted by multi-user.target that powers the VM
+# off when it ends, leaves out the services the host root enables, and
+# execs systemd with container= (empty: not in a container).
+vng_cmd=(-- "$guest")
+if [ -n "$systemd" ]; then
+	init=$results/.init.sh
+	{
+		echo '#!/bin/sh'
+		echo 'mount -t proc proc /proc && mount -t tmpfs -o mode=755 run /run || exit 1'
+		echo 'mkdir -p /run/vm-etc/upper /run/vm-etc/work'
+		echo 'mount -t overlay overlay -o lowerdir=/etc,upperdir=/run/vm-etc/upper,workdir=/run/vm-etc/work /etc || exit 1'
+		echo ': >/etc/fstab'
+		echo 'rm -f /etc/systemd/system/multi-user.target.wants/*.service'
+		echo "mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 virtme.initmount0 $(printf %q "$results") || exit 1"
+		echo 'mkdir -p /run/systemd/system/multi-user.target.wants'
+		echo 'cat >/run/systemd/system/vm-run-command.service <<EOF'
+		echo '[Unit]'
+		echo 'Description=vm-run.sh: the command'
+		echo 'After=multi-user.target'
+		echo 'SuccessAction=poweroff-force'
+		echo 'FailureAction=poweroff-force'
+		echo '[Service]'
+		echo 'Type=oneshot'
+		echo "ExecStart=$guest"
+		echo 'StandardOutput=tty'
+		echo 'StandardError=tty'
+		echo 'EOF'
+		echo 'ln -s ../vm-run-command.service /run/systemd/system/multi-user.target.wants/'
+		echo 'container= exec /sbin/init'
+	} >"$init"
+	chmod +x "$init"
+	cmdline="console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288 ro loglevel=7 printk.time=1 init=$init"
+	# (vng hands its --qemu-opts to a shell)
+	vng_cmd=("--qemu-opts=-append $(printf %q "$cmdline")")
+fi
+
 # One VM at a time on this machine: two TCG guests on 2 cores double each
 # other's run time and break the time limits of the tests and the figures
 # of the benchmarks. MTHPCTL_VM_LOCK names the lock file.
@@ -76,12 +126,14 @@ fi
 
 # The console goes to a log; the guest's own lines are shown as they come.
 timeout --foreground -k 10 "$timeout" \
-	vng -r "$kdir/bzImage" --disable-kvm -v -p "$cpus" -m "$memory" \
-	    --rwdir "$results" "${append[@]}" -- "$guest" </dev/null 2>&1 |
+	vng -r "$kdir/bzImage" --disable-kvm -v -p "$cpus" -m "$memory" --append printk.time=1 \
+	    --rwdir "$results" "${append[@]}" "${vng_cmd[@]}" </dev/null 2>&1 |
 	tee "$results/console.log" |
 	sed -un '/MTHP-GUEST-BEGIN/,/MTHP-GUEST-END/{/MTHP-GUEST-/d;p}'
 vng_rc=${PIPESTATUS[0]}
 
+# (printk.time=1 above: kernel/config leaves CONFIG_PRINTK_TIME off, and
+# without the timestamps no line would count)
 splat='BUG:|WARNING:|KASAN|Oops|rcu: INFO:|detected stalls|soft lockup|hung_task|blocked for more than|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|UBSAN'
 # Only kernel messages (timestamped) count: the guest's output may quote
 # these words.

@@ -66,13 +66,14 @@ static int resolve(struct apply_run *r)
 	struct mthpctl_conf *c = &r->cfg.conf;
 	enum mthpctl_cg_result cr;
 	size_t i, k, n = 0;
-	char why[4400];
+	char why[4400], memory_thp[64];
 	int ret, e;
 
 	r->ent = calloc(c->n + 1, sizeof(*r->ent));
 	r->want = calloc(c->n + 1, sizeof(*r->want));
 	r->cgpath = calloc(c->n + 1, sizeof(*r->cgpath));
-	if (!r->ent || !r->want || !r->cgpath)
+	r->warning = calloc(c->n + 1, sizeof(*r->warning));
+	if (!r->ent || !r->want || !r->cgpath || !r->warning)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory");
 	for (i = 0; i < c->n; i++) {
 		struct mthpctl_conf_entry *ce = &c->e[i];
@@ -81,9 +82,13 @@ static int resolve(struct apply_run *r)
 		if (r->args->unit && strcmp(ce->target, r->args->unit))
 			continue;
 		if (ce->is_unit) {
-			ret = apply_unit_cgroup(ce, r->cgpath[n], sizeof(r->cgpath[n]));
+			ret = apply_unit_cgroup(ce, r->cgpath[n], sizeof(r->cgpath[n]),
+						memory_thp, sizeof(memory_thp));
 			if (ret)
 				return ret;
+			/* the unit's processes refuse what the section grants */
+			mthpctl_memory_thp_warning(ce->target, memory_thp, &ce->params,
+						   r->warning[n], sizeof(r->warning[n]));
 		} else {
 			snprintf(r->cgpath[n], sizeof(r->cgpath[n]), "%s", ce->target);
 		}
@@ -252,6 +257,7 @@ static void run_free(struct apply_run *r)
 	free(r->ent);
 	free(r->want);
 	free(r->cgpath);
+	free(r->warning);
 	free(r->have);
 	free(r->applied);
 	free(r->act);

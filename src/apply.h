@@ -42,6 +42,7 @@ struct apply_run {
 	struct mthpctl_conf_entry **ent;	/* of each want */
 	struct mthpctl_want *want;
 	char (*cgpath)[4096];
+	char (*warning)[512];	/* of each want: mthpctl_memory_thp_warning() */
 	size_t nw;
 	struct mthpctl_attached *have;
 	size_t nh;
@@ -74,9 +75,10 @@ int apply_write_state(const struct mthpctl_applied *r, size_t n);
  * its exit status, or -errno (-ENOENT: no such program). */
 int apply_run_capture(char *const argv[], char *out, size_t len);
 bool apply_systemd_running(void);
-/* The unit's cgroup directory, through systemd ("": not running). An exit
- * code (printed, with where in the configuration). */
-int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len);
+/* The unit's cgroup directory, through systemd ("": not running), and its
+ * MemoryTHP= ("": not set, or a systemd without it). An exit code
+ * (printed, with where in the configuration). */
+int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len, char *memory_thp, size_t mlen);
 /* The drop-ins the configuration c wants (text: their content) and those
  * on disk; how many, in *out (malloc'd). */
 size_t apply_plan_dropins(const struct mthpctl_conf *c, const char *text, struct apply_dropin **out);

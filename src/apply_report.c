@@ -73,6 +73,8 @@ void apply_report_json(const struct apply_run *r)
 			jw_obj_close(&g.jw);
 		}
 		jw_kstr(&g.jw, "reason", why(r, a));
+		if (a->want >= 0 && r->warning[a->want][0])
+			jw_kstr(&g.jw, "warning", r->warning[a->want]);
 		jw_kbool(&g.jw, "done", r->done[i]);
 		jw_obj_close(&g.jw);
 	}
@@ -100,6 +102,10 @@ void apply_report_plain(const struct apply_run *r)
 	char desc[256], from[256];
 	bool dry = r->args->dry_run;
 
+	for (i = 0; i < r->nw; i++)
+		if (r->warning[i][0])
+			fprintf(stderr, "mthpctl: warning: %s:%d: %s\n", r->ent[i]->file, r->ent[i]->line,
+				r->warning[i]);
 	for (i = 0; i < r->nact; i++) {
 		const struct mthpctl_action *a = &r->act[i];
 		const char *what = dry ? mthpctl_action_name(a->kind) : r->done[i] ? past(a->kind) : NULL;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl apply: what systemd adds. A unit's cgroup (systemctl show -p
- * ControlGroup) and the drop-ins by which a .service runs apply --unit at
- * each start (mthpctl-apply(8): why ExecStartPre).
+ * mthpctl apply: what systemd adds. A unit's cgroup and MemoryTHP=
+ * (systemctl show -p ControlGroup -p MemoryTHP) and the drop-ins by which
+ * a .service runs apply --unit at each start (mthpctl-apply(8): why
+ * ExecStartPre).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,25 +77,43 @@ static void cgroup2_root(char *out, size_t len)
 		out[0] = '\0';
 }
 
-int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len)
+/* The value of KEY in systemctl show's KEY=VALUE lines, into out ("" if absent). */
+static void show_value(const char *text, const char *key, char *out, size_t len)
 {
-	char *argv[] = { "systemctl", "show", "-p", "ControlGroup", "--value", "--", e->target, NULL };
-	char root[4096], rel[4096];
+	size_t kl = strlen(key);
+	const char *p;
+
+	out[0] = '\0';
+	for (p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		snprintf(out, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
+		return;
+	}
+}
+
+int apply_unit_cgroup(const struct mthpctl_conf_entry *e, char *out, size_t len, char *memory_thp, size_t mlen)
+{
+	/* a systemd without MemoryTHP= (252 has none) leaves its line out */
+	char *argv[] = { "systemctl", "show", "-p", "ControlGroup", "-p", "MemoryTHP", "--", e->target, NULL };
+	char root[4096], rel[4096], text[8192];
 	int rc;
 
 	out[0] = '\0';
+	memory_thp[0] = '\0';
 	if (!apply_systemd_running())
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
 				     "%s:%d: [%s]: systemd is not running (no %s), so units have no cgroup "
 				     "to resolve; name the cgroup by its path (nothing changed)",
 				     e->file, e->line, e->target, SYSTEMD_RUN_DIR);
-	rc = apply_run_capture(argv, rel, sizeof(rel));
+	rc = apply_run_capture(argv, text, sizeof(text));
 	if (rc)
 		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
 				     "%s:%d: [%s]: `systemctl show -p ControlGroup` failed (%s) (nothing changed)",
 				     e->file, e->line, e->target,
 				     rc == -ENOENT ? "systemctl not found" : rc < 0 ? strerror(-rc) : "see above");
-	rel[strcspn(rel, "\n")] = '\0';
+	show_value(text, "ControlGroup", rel, sizeof(rel));
+	show_value(text, "MemoryTHP", memory_thp, mlen);
 	if (!rel[0])
 		return 0;	/* not running: no cgroup now */
 	cgroup2_root(root, sizeof(root));

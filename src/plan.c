@@ -204,3 +204,28 @@ int mthpctl_dropin_text(const char *mthpctl_path, char *buf, size_t len)
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
+
+bool mthpctl_params_grant_large(const struct mthpctl_params *p)
+{
+	/* never, and a cap at one page, leave 4 KiB pages only */
+	return p->policy != MTHPCTL_POLICY_NEVER && p->max_order != 0;
+}
+
+int mthpctl_memory_thp_warning(const char *unit, const char *memory_thp, const struct mthpctl_params *p,
+			       char *buf, size_t len)
+{
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	/* "madvise" keeps what a process advises (MADV_HUGEPAGE), where the
+	 * policy still acts; "inherit", empty (not set, or a systemd without
+	 * the setting): nothing taken away */
+	if (!memory_thp || strcmp(memory_thp, "disable") || !mthpctl_params_grant_large(p))
+		return 0;
+	n = snprintf(buf, len,
+		     "%s has MemoryTHP=disable, so its processes get 4 KiB pages whatever this section "
+		     "grants: remove MemoryTHP= from the unit (systemctl edit %s), or set policy = never here",
+		     unit, unit);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 1;
+}

@@ -83,4 +83,15 @@ int mthpctl_applied_format(const struct mthpctl_applied *a, char *buf, size_t le
  * its cgroup is created anew. sbin: where mthpctl is. */
 int mthpctl_dropin_text(const char *mthpctl_path, char *buf, size_t len);
 
+/* Can the policy give a page fault a folio larger than 4 KiB? */
+bool mthpctl_params_grant_large(const struct mthpctl_params *p);
+/* systemd's MemoryTHP= of a unit is a prctl its processes get at each exec
+ * ("disable": PR_SET_THP_DISABLE, "madvise": PR_THP_DISABLE_EXCEPT_ADVISED),
+ * a hard limit no policy crosses. A unit at "disable" whose section grants
+ * large folios gets the warning apply prints in buf (one line, no prefix):
+ * 1; no conflict (any other value, "" when systemd has no such setting, or
+ * a policy that grants nothing): 0, buf ""; -ENAMETOOLONG. */
+int mthpctl_memory_thp_warning(const char *unit, const char *memory_thp, const struct mthpctl_params *p,
+			       char *buf, size_t len);
+
 #endif

@@ -358,6 +358,55 @@ static void dropin(void **state)
 	assert_int_equal(mthpctl_dropin_text("/usr/sbin/mthpctl", text, 16), -ENAMETOOLONG);
 }
 
+/* apply's warning for a unit whose MemoryTHP= (a prctl at exec) takes away
+ * what its section grants: parameters as the configuration builds them */
+static void memory_thp(void **state)
+{
+	static const struct {
+		const char *section;
+		bool grants;
+	} sec[] = {
+		{ "policy = auto", true },
+		{ "policy = fixed\nmax-size = 2M", true },
+		{ "policy = fixed\nmax-size = 8K", true },
+		{ "policy = fixed\nmax-size = 4K", false },
+		{ "policy = never", false },
+	};
+	static const char *const other[] = { "madvise", "inherit", "", "Disable", "disabled", NULL };
+	struct mthpctl_conf c = {};
+	char text[256], msg[512];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
+		snprintf(text, sizeof(text), "[u.service]\n%s\n", sec[i].section);
+		if (parse(&c, text))
+			fail_msg("%s: %s", text, err);
+		assert_int_equal(c.n, 1);
+		assert_int_equal(mthpctl_params_grant_large(&c.e[0].params), sec[i].grants);
+		assert_int_equal(mthpctl_memory_thp_warning("u.service", "disable", &c.e[0].params,
+							    msg, sizeof(msg)), sec[i].grants);
+		if (sec[i].grants)
+			assert_string_equal(msg, "u.service has MemoryTHP=disable, so its processes get 4 KiB "
+					    "pages whatever this section grants: remove MemoryTHP= from the "
+					    "unit (systemctl edit u.service), or set policy = never here");
+		else
+			assert_string_equal(msg, "");
+		/* only "disable" takes everything away */
+		for (k = 0; k < sizeof(other) / sizeof(other[0]); k++) {
+			strcpy(msg, "x");
+			assert_int_equal(mthpctl_memory_thp_warning("u.service", other[k], &c.e[0].params,
+								    msg, sizeof(msg)), 0);
+			assert_string_equal(msg, "");
+		}
+		mthpctl_conf_free(&c);
+		memset(&c, 0, sizeof(c));
+	}
+	assert_int_equal(parse(&c, "[u.service]\n"), 0);
+	assert_int_equal(mthpctl_memory_thp_warning("u.service", "disable", &c.e[0].params, msg, 40),
+			 -ENAMETOOLONG);
+	mthpctl_conf_free(&c);
+}
+
 int run_apply_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +419,7 @@ int run_apply_tests(void)
 		cmocka_unit_test(plan_partial),
 		cmocka_unit_test(state_file),
 		cmocka_unit_test(dropin),
+		cmocka_unit_test(memory_thp),
 	};
 	return cmocka_run_group_tests_name("apply", tests, NULL, NULL);
 }

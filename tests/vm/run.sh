@@ -1157,7 +1157,7 @@ APPLIED=/run/mthpctl/applied
 apply_snapshot() { snapshot; cat "$APPLIED" 2>/dev/null; }
 
 t_apply() {
-	local a b h conf out rc before ida idb idh link j svc fake old new
+	local a b h conf out rc before ida idb idh link j
 	a=$(mkcg ap-a) && b=$(mkcg ap-b) && h=$(mkcg ap-hand) || return 1
 	ida=$(cg_id "$a") idb=$(cg_id "$b") idh=$(cg_id "$h")
 	rm -f "$APPLIED"
@@ -1251,55 +1251,9 @@ t_apply() {
 		fail "unit without systemd: exit $rc: $out" || return 1
 	same_as "$before" apply_snapshot || fail "the unit refusal changed something" || return 1
 
-	# A unit's restarts, with systemd played by /run/systemd/system and a
-	# systemctl that answers ControlGroup from a table: apply attaches to
-	# the unit's cgroup and writes its drop-in; the unit "restarts" (its
-	# cgroup removed and made anew, which detaches the link); the drop-in's
-	# command, apply --unit, attaches to the new cgroup.
-	svc=$(mkcg ap-svc) || return 1
-	fake=$logs/fakebin
-	mkdir -p "$fake" /run/systemd/system || fail "cannot make /run/systemd/system" || return 1
-	printf '%s\n' '#!/bin/sh' 'case $1 in' \
-		'show) for u; do :; done; sed -n "s/^$u //p" "$0.units" ;;' \
-		'daemon-reload) echo reload >>"$0.log" ;;' '*) exit 1 ;;' 'esac' >"$fake/systemctl"
-	chmod +x "$fake/systemctl"
-	echo "ap-svc.service /mthp-vm/ap-svc" >"$fake/systemctl.units"
-	: >"$fake/systemctl.log"
-	printf '[%s]\npolicy = fixed\nmax-size = 16K\n[ap-svc.service]\npolicy = fixed\nmax-size = 32K\n' "$b" >"$conf"
-	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1) || { rm -rf /run/systemd; fail "apply with a unit: $out"; return 1; }
-	j=$(cat /run/systemd/system/ap-svc.service.d/50-mthpctl.conf 2>/dev/null)
-	old=$(cg_id "$svc")
-	grep -q "^attached  ap-svc.service ($svc): fixed (max-size 32K)$" <<<"$out" &&
-		grep -qx "ExecStartPre=-+$(readlink -f "$M") apply --unit %n" <<<"$j" &&
-		[ "$(cat "$fake/systemctl.log")" = reload ] && [ -n "$(link_of_cgroup "$old")" ] ||
-		{ rm -rf /run/systemd; fail "apply with a unit printed: $out; drop-in: $j"; return 1; }
-	rmdir "$svc" && mkdir "$svc" || { rm -rf /run/systemd; fail "cannot re-create $svc"; return 1; }
-	new=$(cg_id "$svc")
-	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" --unit ap-svc.service 2>&1)
-	rc=$?
-	grep -q "^attached  ap-svc.service ($svc): fixed (max-size 32K)$" <<<"$out" &&
-		grep -q "^forget    ap-svc.service (cgroup id $old): its cgroup is gone" <<<"$out" ||
-		{ rm -rf /run/systemd; fail "apply --unit after the restart: exit $rc: $out"; return 1; }
-	[ -n "$(link_of_cgroup "$new")" ] && grep -q "^$new .* ap-svc.service\$" "$APPLIED" &&
-		grep -q " $b\$" "$APPLIED" || { rm -rf /run/systemd; fail "after the restart: $(cat "$APPLIED")"; return 1; }
-	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)
-	[ "$(tail -n1 <<<"$out")" = "nothing to change (2 policies as configured)" ] ||
-		{ rm -rf /run/systemd; fail "full apply after the restart: $out"; return 1; }
-	# the unit and its cgroup's path both named: refused (exit 8)
-	printf '[%s]\n[ap-svc.service]\n' "$svc" >"$logs/bad.conf"
-	out=$(PATH=$fake:$PATH "$M" apply --config "$logs/bad.conf" 2>&1)
-	rc=$?
-	[ "$rc" = 8 ] && grep -q "^mthpctl: error: $logs/bad.conf:2: \[ap-svc.service\] is the cgroup $svc, as \[$svc\] at $logs/bad.conf:1 is" <<<"$out" ||
-		{ rm -rf /run/systemd; fail "a unit and its path: exit $rc: $out"; return 1; }
-	# the unit taken out of the file: detached, its drop-in removed
-	printf '[%s]\npolicy = fixed\nmax-size = 16K\n' "$b" >"$conf"
-	out=$(PATH=$fake:$PATH "$M" apply --config "$conf" 2>&1)
-	rc=$?
-	[ ! -e /run/systemd/system/ap-svc.service.d ] && [ -z "$(link_of_cgroup "$new")" ] &&
-		grep -q "^removed   /run/systemd/system/ap-svc.service.d/50-mthpctl.conf$" <<<"$out" ||
-		{ rm -rf /run/systemd; fail "unit removed from the file: exit $rc: $out"; return 1; }
-	rm -rf /run/systemd
-	note "apply: dry run, attach 2, no-op, replace+detach, hand attach kept, 3 refusals (exit 8, 8, 4), no systemd (exit 4), a unit's restart re-attached by apply --unit ($old -> $new)"
+	# units with systemd as PID 1 (restarts, drop-ins, MemoryTHP=):
+	# tests/vm/systemd.sh
+	note "apply: dry run, attach 2, no-op, replace+detach, hand attach kept, 3 refusals (exit 8, 8, 4), no systemd (exit 4)"
 }
 
 # --- 11: a policy of the user's (attach --object) --------------------------

@@ -4,13 +4,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
 #include "parse.h"
 
 enum {
-	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
+	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
@@ -20,10 +21,14 @@ enum {
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Common options:", 1 },
 	{ "modes", OPT_MODES, "LIST", 0,
-	  "modes to run: always, never, policy (default all three)", 1 },
+	  "modes to run: always, never, policy, simple, host (default all but host; "
+	  "with --host madvise all)", 1 },
 	{ "policy", OPT_POLICY, "SPEC", 0,
 	  "policy of the policy mode with its attach options, e.g. \"auto --threshold 50ms\" "
-	  "(default auto)", 1 },
+	  "(default auto), or a policy of your own: \"--object FILE [--ops NAME]\"", 1 },
+	{ "host", OPT_HOST, "SETTING", 0,
+	  "every size's enabled for the host, policy and simple modes and the caps: "
+	  "always (default) or madvise; restored at the end", 1 },
 	{ "repeats", OPT_REPEATS, "N", 0, "runs per mode and level; medians are shown (default 3)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
@@ -71,6 +76,7 @@ static const struct argp_option options[] = {
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct bench_opts *o = state->input;
+	char err[256];
 	__u64 v;
 	int n;
 
@@ -96,9 +102,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_POLICY:
 		o->policy_text = arg;
 		n = bench_split_words(strdup(arg), o->policy_words, BENCH_MAX_POLICY_WORDS);
-		if (n <= 0 || o->policy_words[0][0] == '-')
-			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\")", arg);
+		if (n <= 0)
+			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\", "
+				   "or \"--object FILE\")", arg);
 		o->nr_policy_words = n;
+		if (o->policy_words[0][0] != '-')
+			break;
+		if (bench_parse_object_words(o->policy_words, n, &o->policy_object,
+					     &o->policy_ops, err, sizeof(err)))
+			argp_error(state, "bad --policy '%s': %s", arg, err);
+		if (access(o->policy_object, R_OK))
+			argp_error(state, "bad --policy '%s': cannot read %s: %s", arg,
+				   o->policy_object, strerror(errno));
+		break;
+	case OPT_HOST:
+		if (strcmp(arg, "always") && strcmp(arg, "madvise"))
+			argp_error(state, "bad --host '%s' (always or madvise)", arg);
+		o->host = arg;
 		break;
 	case OPT_REPEATS: COUNT(repeats, 1, 1000, "--repeats"); break;
 	case OPT_CGROUP:
@@ -176,8 +196,9 @@ static const char doc[] =
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
 	"Modes: always and never set every hugepages-*/enabled (and the global "
-	"enabled); policy is always plus the --policy attached to the run's cgroup "
-	"(skipped with a note when the kernel lacks bpf_mthp_ops).\n"
+	"enabled); policy is the --host setting plus the --policy attached to the run's "
+	"cgroup, simple the same with the simple baseline policy (skipped with a note "
+	"when the kernel lacks bpf_mthp_ops); host is the --host setting alone.\n"
 	"\n"
 	"Examples:\n"
 	"  mthpctl bench redis\n"
@@ -187,6 +208,8 @@ static const char doc[] =
 	"  mthpctl bench pagefault --size 256M\n"
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
+	"  mthpctl bench redis --host madvise --sizes 64K\n"
+	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
@@ -197,7 +220,7 @@ static const struct argp argp = {
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = {
-		.modes = (1u << BENCH_NR_MODES) - 1,
+		.host = "always",
 		.repeats = 3,
 		.cgroup = BENCH_DEFAULT_CGROUP,
 		.timeout_ns = BENCH_RUN_TIMEOUT_NS,
@@ -212,14 +235,21 @@ int cmd_bench(int argc, char **argv)
 	static char auto_spec[] = "auto";
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	/* the host's setting alone is a mode of its own only where it is not
+	 * always */
+	if (!o.modes)
+		o.modes = ((1u << BENCH_NR_MODES) - 1) &
+			  ~(strcmp(o.host, "always") ? 0 : 1u << BENCH_HOST);
 	if (!o.nr_policy_words) {
 		o.policy_text = auto_spec;
 		o.policy_words[0] = auto_spec;
 		o.nr_policy_words = 1;
 	}
 	/* a refusal skips the policy rows with a note (bench_policy_attach_opts) */
-	mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy, &o.policy_flags,
-				  o.policy_refused, sizeof(o.policy_refused));
+	if (!o.policy_object)
+		mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy,
+					  &o.policy_flags, o.policy_refused,
+					  sizeof(o.policy_refused));
 	if (!strcmp(o.which, "redis"))
 		return bench_redis(&o);
 	if (!strcmp(o.which, "pagefault"))

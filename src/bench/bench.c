@@ -16,7 +16,19 @@ enum {
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
+	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
 };
+
+/* The benchmarks, as BENCHMARK words (the usage line and the errors). */
+static const struct {
+	const char *name;
+	int (*run)(struct bench_opts *o);
+} benchmarks[] = {
+	{ "redis", bench_redis }, { "pagefault", bench_pagefault }, { "sparse", bench_sparse },
+	{ "shell", bench_workload }, { "gups", bench_workload }, { "bloat", bench_workload },
+};
+#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups or bloat"
+#define NR_BENCHMARKS	(int)(sizeof(benchmarks) / sizeof(benchmarks[0]))
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Common options:", 1 },
@@ -70,6 +82,16 @@ static const struct argp_option options[] = {
 	{ "dense-size", OPT_DENSE_SIZE, "SIZE", 0, "the large process' mapping (default 256M)", 4 },
 	{ "dense-passes", OPT_DENSE_PASSES, "N", 0,
 	  "map/touch/unmap cycles of the large process (default 4)", 4 },
+	{ NULL, 0, NULL, 0, "shell options:", 5 },
+	{ "pipelines", OPT_PIPELINES, "N", 0, "concurrent pipelines (default 8)", 5 },
+	{ "loops", OPT_LOOPS, "N", 0, "runs of the pipeline in each (default 20)", 5 },
+	{ NULL, 0, NULL, 0, "gups options:", 6 },
+	{ "array-size", OPT_ARRAY_SIZE, "SIZE", 0, "the array (default 256M)", 6 },
+	{ "updates", OPT_UPDATES, "N", 0, "random updates after the fill (default 4000000)", 6 },
+	{ NULL, 0, NULL, 0, "bloat options:", 7 },
+	{ "threads", OPT_THREADS, "N", 0, "threads (default 64)", 7 },
+	{ "per-thread", OPT_PER_THREAD, "SIZE", 0,
+	  "what each thread allocates, in 1K pieces (default 256K)", 7 },
 	{ 0 }
 };
 
@@ -169,17 +191,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STRIDE: SIZE(sp_stride, 4096, "--stride"); break;
 	case OPT_DENSE_SIZE: SIZE(sp_dense_size, 4096, "--dense-size"); break;
 	case OPT_DENSE_PASSES: COUNT(sp_dense_passes, 1, 100000, "--dense-passes"); break;
+	case OPT_PIPELINES: COUNT(wl_pipelines, 1, BENCH_WL_MAX_PIPELINES, "--pipelines"); break;
+	case OPT_LOOPS: COUNT(wl_loops, 1, 1000000, "--loops"); break;
+	case OPT_ARRAY_SIZE:
+		SIZE(wl_array_size, 1ULL << 20, "--array-size");
+		/* the fill order is a permutation of 32-bit page numbers */
+		if (o->wl_array_size % 4096 || o->wl_array_size > (1ULL << 44))
+			argp_error(state, "bad --array-size '%s' (whole 4K pages, at most 16T)", arg);
+		break;
+	case OPT_UPDATES: COUNT(wl_updates, 0, 1ULL << 40, "--updates"); break;
+	case OPT_THREADS: COUNT(wl_threads, 1, 4096, "--threads"); break;
+	case OPT_PER_THREAD: SIZE(wl_per_thread, 1024, "--per-thread"); break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
-		if (!strcmp(arg, "redis") || !strcmp(arg, "pagefault") || !strcmp(arg, "sparse"))
-			o->which = arg;
-		else
-			argp_error(state, "unknown benchmark '%s' (redis, pagefault or sparse)", arg);
+		for (n = 0; n < NR_BENCHMARKS; n++)
+			if (!strcmp(arg, benchmarks[n].name))
+				o->which = arg;
+		if (!o->which)
+			argp_error(state, "unknown benchmark '%s' (" BENCH_NAMES ")", arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->which)
-			argp_error(state, "missing BENCHMARK (redis, pagefault or sparse)");
+			argp_error(state, "missing BENCHMARK (" BENCH_NAMES ")");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -191,7 +225,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
-	"pressure, page-fault cost, memory of sparse small processes. Needs root "
+	"pressure, page-fault cost, memory of sparse small processes; the field's "
+	"workloads: short pipelines of small programs (shell), random access over a "
+	"large array (gups), many threads allocating a little (bloat). Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
@@ -208,13 +244,14 @@ static const char doc[] =
 	"  mthpctl bench pagefault --size 256M\n"
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
+	"  mthpctl bench gups --array-size 512M --repeats 5\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
 	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse", doc, mthpctl_subcommand_children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)
@@ -231,8 +268,11 @@ int cmd_bench(int argc, char **argv)
 		.pf_size = 64ULL << 20, .pf_iterations = 16,
 		.sp_procs = 8, .sp_map_size = 32ULL << 20, .sp_stride = 128ULL << 10,
 		.sp_dense_size = 256ULL << 20, .sp_dense_passes = 4,
+		.wl_pipelines = 8, .wl_loops = 20, .wl_array_size = 256ULL << 20,
+		.wl_updates = 4000000, .wl_threads = 64, .wl_per_thread = 256ULL << 10,
 	};
 	static char auto_spec[] = "auto";
+	int n;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	/* the host's setting alone is a mode of its own only where it is not
@@ -250,9 +290,8 @@ int cmd_bench(int argc, char **argv)
 		mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy,
 					  &o.policy_flags, o.policy_refused,
 					  sizeof(o.policy_refused));
-	if (!strcmp(o.which, "redis"))
-		return bench_redis(&o);
-	if (!strcmp(o.which, "pagefault"))
-		return bench_pagefault(&o);
-	return bench_sparse(&o);
+	for (n = 0; n < NR_BENCHMARKS; n++)
+		if (!strcmp(o.which, benchmarks[n].name))
+			break;
+	return benchmarks[n].run(&o);
 }

@@ -17,6 +17,7 @@ enum {
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
 	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
+	OPT_CACHE_SIZE, OPT_MEMCACHED, OPT_MEMASLAP,
 };
 
 /* The benchmarks, as BENCHMARK words (the usage line and the errors). */
@@ -26,8 +27,9 @@ static const struct {
 } benchmarks[] = {
 	{ "redis", bench_redis }, { "pagefault", bench_pagefault }, { "sparse", bench_sparse },
 	{ "shell", bench_workload }, { "gups", bench_workload }, { "bloat", bench_workload },
+	{ "memcached", bench_workload },
 };
-#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups or bloat"
+#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat or memcached"
 #define NR_BENCHMARKS	(int)(sizeof(benchmarks) / sizeof(benchmarks[0]))
 
 static const struct argp_option options[] = {
@@ -65,7 +67,8 @@ static const struct argp_option options[] = {
 	  "at memory.high=max, keep redis-server DURATION after the always and policy "
 	  "runs and count its folios again: what khugepaged has collapsed by then "
 	  "(default 0, off)", 2 },
-	{ "port", OPT_PORT, "PORT", 0, "redis-server port on 127.0.0.1 (default 16379)", 2 },
+	{ "port", OPT_PORT, "PORT", 0,
+	  "the server's port on 127.0.0.1, redis-server's or memcached's (default 16379)", 2 },
 	{ "redis-server", OPT_REDIS_SERVER, "PATH", 0, "redis-server binary (default from PATH)", 2 },
 	{ "redis-benchmark", OPT_REDIS_BENCHMARK, "PATH", 0,
 	  "redis-benchmark binary (default from PATH)", 2 },
@@ -92,6 +95,12 @@ static const struct argp_option options[] = {
 	{ "threads", OPT_THREADS, "N", 0, "threads (default 64)", 7 },
 	{ "per-thread", OPT_PER_THREAD, "SIZE", 0,
 	  "what each thread allocates, in 1K pieces (default 256K)", 7 },
+	{ NULL, 0, NULL, 0, "memcached options (and redis' --keys, --requests, --value-size, "
+	  "--clients, --port):", 8 },
+	{ "cache-size", OPT_CACHE_SIZE, "SIZE", 0, "memcached -m (default 1G)", 8 },
+	{ "memcached", OPT_MEMCACHED, "PATH", 0, "memcached binary (default from PATH)", 8 },
+	{ "memaslap", OPT_MEMASLAP, "PATH", 0,
+	  "the load generator, memaslap (default memcaslap, Debian's name, from PATH)", 8 },
 	{ 0 }
 };
 
@@ -202,6 +211,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_UPDATES: COUNT(wl_updates, 0, 1ULL << 40, "--updates"); break;
 	case OPT_THREADS: COUNT(wl_threads, 1, 4096, "--threads"); break;
 	case OPT_PER_THREAD: SIZE(wl_per_thread, 1024, "--per-thread"); break;
+	case OPT_CACHE_SIZE: SIZE(mc_cache_size, 1ULL << 20, "--cache-size"); break;
+	case OPT_MEMCACHED: o->memcached = arg; break;
+	case OPT_MEMASLAP: o->memaslap = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -227,7 +239,7 @@ static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
 	"pressure, page-fault cost, memory of sparse small processes; the field's "
 	"workloads: short pipelines of small programs (shell), random access over a "
-	"large array (gups), many threads allocating a little (bloat). Needs root "
+	"large array (gups), many threads allocating a little (bloat), memcached. Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
@@ -251,7 +263,7 @@ static const char doc[] =
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat", doc, mthpctl_subcommand_children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)
@@ -270,6 +282,7 @@ int cmd_bench(int argc, char **argv)
 		.sp_dense_size = 256ULL << 20, .sp_dense_passes = 4,
 		.wl_pipelines = 8, .wl_loops = 20, .wl_array_size = 256ULL << 20,
 		.wl_updates = 4000000, .wl_threads = 64, .wl_per_thread = 256ULL << 10,
+		.mc_cache_size = 1ULL << 30, .memcached = "memcached", .memaslap = "memcaslap",
 	};
 	static char auto_spec[] = "auto";
 	int n;

@@ -72,6 +72,18 @@ static int to_double(const char *s, double *v)
 	return 0;
 }
 
+/* A plain decimal number >= 0 at the start of s, *end after it. */
+static int to_double_prefix(const char *s, double *v, char **end)
+{
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, end);
+	if (errno || !isfinite(*v))
+		return -EINVAL;
+	return 0;
+}
+
 enum { COL_TEST, COL_RPS, COL_AVG, COL_MIN, COL_P50, COL_P95, COL_P99, COL_MAX, NR_COLS };
 static const char *const col_names[NR_COLS] = {
 	"test", "rps", "avg_latency_ms", "min_latency_ms", "p50_latency_ms",
@@ -263,6 +275,27 @@ int bench_parse_modes(const char *s, unsigned int *mask)
 	if (!ret)
 		*mask = m;
 	return ret;
+}
+
+int bench_parse_memaslap(const char *buf, double *tps, double *secs)
+{
+	const char *line = NULL, *p;
+	char *end;
+
+	/* the last such line: the closing one, after any -S interval lines */
+	for (p = buf; (p = strstr(p, "Run time: ")); p++)
+		line = p;
+	if (!line)
+		return -ENOENT;
+	p = line + strlen("Run time: ");
+	if (to_double_prefix(p, secs, &end) || *end != 's')
+		return -EINVAL;
+	p = strstr(end, " TPS: ");
+	if (!p || p > strchrnul(line, '\n'))
+		return -EINVAL;
+	if (to_double_prefix(p + strlen(" TPS: "), tps, &end) || (*end != ' ' && *end != '\n' && *end))
+		return -EINVAL;
+	return 0;
 }
 
 int bench_parse_object_words(char *const words[], int n, const char **file, const char **ops,

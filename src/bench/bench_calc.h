@@ -22,6 +22,12 @@ struct bench_redis_row {
  * Returns 0, -ENOENT (no such row) or -EINVAL (malformed). */
 int bench_parse_redis_csv(const char *buf, const char *test, struct bench_redis_row *row);
 
+/* memaslap's (memcaslap in Debian's libmemcached-tools) closing line
+ * "Run time: 0.2s Ops: 20000 TPS: 96455 Net_rate: 107.9M/s" anywhere in buf:
+ * its operations per second and run time. 0, -ENOENT (no such line) or
+ * -EINVAL (malformed). */
+int bench_parse_memaslap(const char *buf, double *tps, double *secs);
+
 /* Median of n values (v is left untouched); NAN if n == 0. NAN values are
  * ignored. */
 double bench_median(const double *v, size_t n);

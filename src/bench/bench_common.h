@@ -38,7 +38,7 @@
 #define BENCH_MAX_POLICY_WORDS	16
 
 struct bench_opts {
-	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat */
+	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached */
 	unsigned int modes;		/* 1 << enum bench_mode */
 	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
 	/* --policy "--object FILE [--ops NAME]": a policy of the user's own
@@ -77,9 +77,12 @@ struct bench_opts {
 	/* sparse */
 	unsigned int sp_procs, sp_dense_passes;
 	__u64 sp_map_size, sp_stride, sp_dense_size;
-	/* shell, gups, bloat (bench_workload.c) */
+	/* shell, gups, bloat, memcached (bench_workload.c; memcached also
+	 * takes redis' keys, requests, value_size, clients and port) */
 	unsigned int wl_pipelines, wl_loops, wl_threads;
 	__u64 wl_array_size, wl_updates, wl_per_thread;
+	__u64 mc_cache_size;
+	const char *memcached, *memaslap;
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -279,7 +282,7 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 int bench_redis(struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
-/* shell, gups and bloat (o->which): bench_workload.c */
+/* shell, gups, bloat and memcached (o->which): bench_workload.c */
 int bench_workload(struct bench_opts *o);
 
 #endif

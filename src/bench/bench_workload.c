@@ -10,6 +10,8 @@
  *          index filled as keys arrive)
  *   bloat  many threads, each allocating a little with malloc (glibc gives
  *          threads arenas of their own: the RSS bloat THP is blamed for)
+ *   memcached  Debian's memcached in the cgroup, loaded by Debian's memaslap
+ *          (memcaslap) from outside it
  *
  * One child process runs the workload in the cgroup, sends its timing and
  * holds its memory; then the figures that do not depend on timing are read
@@ -27,7 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "bench_common.h"
@@ -44,6 +49,7 @@
 struct wl_result {
 	double secs;		/* the workload's time (gups: fill + updates) */
 	double fill_secs;	/* gups: the fill alone */
+	double rate;		/* memcached: operations per second (memaslap's TPS) */
 	int err;		/* errno of a failure, 0 */
 };
 
@@ -56,6 +62,7 @@ static int shell_run(const struct bench_opts *o, struct wl_result *res)
 	pid_t pids[BENCH_WL_MAX_PIPELINES];
 	unsigned int i, started = 0;
 	int status, err = 0;
+	__u64 t0 = bench_now_ns();
 
 	/* small programs, each a fork and exec: seq, sort, od, grep, wc */
 	snprintf(script, sizeof(script),
@@ -78,6 +85,7 @@ static int shell_run(const struct bench_opts *o, struct wl_result *res)
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			err = err ? err : ECHILD;
+	res->secs = (bench_now_ns() - t0) / 1e9;
 	res->err = err;
 	return err ? -err : 0;
 }
@@ -193,11 +201,118 @@ static int bloat_run(const struct bench_opts *o, struct wl_result *res)
 	return res->err ? -res->err : 0;
 }
 
+/* --- memcached (in the parent: the server in the cgroup, the load
+ * generator outside it, as redis) ------------------------------------- */
+
+#define MC_START_TIMEOUT_NS	(30 * NSEC_PER_SEC)
+#define MC_CONNECT_INTERVAL_US	100000
+
+static bool mc_listening(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* memcached in cg (*server: its pid, left running with its data), then
+ * memaslap from outside. 0, an exit code (printed) or -EINTR. */
+static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
+			   pid_t *server)
+{
+	char port[16], mem[24], ops[24], conc[16], win[24], vsize[24], srv[48];
+	char out[8192];
+	size_t off = 0;
+	int p[2], status;
+	pid_t cli;
+	__u64 t0;
+
+	snprintf(port, sizeof(port), "%u", o->port);
+	snprintf(mem, sizeof(mem), "%llu", (unsigned long long)(o->mc_cache_size >> 20));
+	{
+		/* no UDP; the cache's own memory is allocated as items come
+		 * (no -L: no preallocation) */
+		char *argv[] = { (char *)o->memcached, "-u", "nobody", "-l", "127.0.0.1",
+				 "-p", port, "-U", "0", "-m", mem, "-t", "2", NULL };
+
+		*server = bench_spawn(cg, argv, -2, -2, NULL, NULL);
+	}
+	if (*server < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memcached,
+				     strerror(-*server));
+	t0 = bench_now_ns();
+	while (!mc_listening(o->port)) {
+		if (bench_stop)
+			return -EINTR;
+		if (bench_wait(*server, 1, &status) == 0) {
+			*server = -1;
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s exited at start (port %u busy?)",
+					     o->memcached, o->port);
+		}
+		if (bench_now_ns() - t0 > MC_START_TIMEOUT_NS)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "memcached does not listen on port %u",
+					     o->port);
+		usleep(MC_CONNECT_INTERVAL_US);
+	}
+	snprintf(srv, sizeof(srv), "127.0.0.1:%u", o->port);
+	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->requests);
+	snprintf(conc, sizeof(conc), "%u", o->clients);
+	/* memaslap's key space is its window per connection */
+	snprintf(win, sizeof(win), "%llu",
+		 (unsigned long long)(o->keys / o->clients ? o->keys / o->clients : 1));
+	snprintf(vsize, sizeof(vsize), "%llu", (unsigned long long)o->value_size);
+	if (pipe2(p, O_CLOEXEC))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	{
+		char *argv[] = { (char *)o->memaslap, "-s", srv, "-x", ops, "-T", "1", "-c", conc,
+				 "-w", win, "-X", vsize, NULL };
+
+		cli = bench_spawn(NULL, argv, p[1], -2, NULL, NULL);
+	}
+	close(p[1]);
+	if (cli < 0) {
+		close(p[0]);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
+				     strerror(-cli));
+	}
+	for (;;) {
+		ssize_t n = read(p[0], out + off, sizeof(out) - 1 - off);
+
+		if (n < 0 && errno == EINTR && !bench_stop)
+			continue;
+		if (n <= 0 || bench_stop)
+			break;
+		off += n;
+		if (off == sizeof(out) - 1)
+			off = 0;	/* keep the end: the closing line */
+	}
+	out[off] = '\0';
+	close(p[0]);
+	bench_wait(cli, o->timeout_ns, &status);
+	bench_kill(cli);
+	if (bench_stop)
+		return -EINTR;
+	if (bench_parse_memaslap(out, &res->rate, &res->secs))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no result from %s (output: \"%.200s\")",
+				     o->memaslap, out);
+	return 0;
+}
+
 /* --- the table -------------------------------------------------------- */
 
 struct wl_kind {
 	const char *name;
+	/* in a child in the cgroup, which then holds its memory; or in the
+	 * parent, leaving *server in the cgroup holding it */
 	int (*run)(const struct bench_opts *o, struct wl_result *res);
+	int (*serve)(const struct bench_opts *o, const char *cg, struct wl_result *res,
+		     pid_t *server);
 	void (*json_config)(struct jw *w, const struct bench_opts *o);
 	void (*headline)(const struct bench_opts *o);
 };
@@ -243,10 +358,31 @@ static void bloat_headline(const struct bench_opts *o)
 	       mthpctl_format_size(o->wl_per_thread, b, sizeof(b)));
 }
 
+static void memcached_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "keys", o->keys);
+	jw_ku64(w, "requests", o->requests);
+	jw_ku64(w, "value_size", o->value_size);
+	jw_ku64(w, "clients", o->clients);
+	jw_ku64(w, "cache_size", o->mc_cache_size);
+}
+
+static void memcached_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("memcached loaded by memaslap: %llu operations (90%% get, 10%% set) of %s "
+	       "values over %llu keys, %u connections",
+	       (unsigned long long)o->requests,
+	       mthpctl_format_size(o->value_size, b, sizeof(b)), (unsigned long long)o->keys,
+	       o->clients);
+}
+
 static const struct wl_kind kinds[] = {
-	{ "shell", shell_run, shell_config, shell_headline },
-	{ "gups", gups_run, gups_config, gups_headline },
-	{ "bloat", bloat_run, bloat_config, bloat_headline },
+	{ "shell", shell_run, NULL, shell_config, shell_headline },
+	{ "gups", gups_run, NULL, gups_config, gups_headline },
+	{ "bloat", bloat_run, NULL, bloat_config, bloat_headline },
+	{ "memcached", NULL, memcached_serve, memcached_config, memcached_headline },
 };
 
 /* --- one run ------------------------------------------------------------ */
@@ -273,7 +409,7 @@ static int wl_child(void *arg)
 }
 
 struct wl_run {
-	double secs, fill_secs;
+	double secs, fill_secs, rate;
 	__u64 peak, current, pgfault;
 	struct bench_folios folios;	/* the cgroup's processes, while they hold */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
@@ -336,6 +472,13 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 	bench_counters_read(&before);
 	bench_memstat_read(cg, &ms0);
 	pf0 = cg_pgfault(cg);
+	if (k->serve) {
+		memset(&res, 0, sizeof(res));
+		ret = k->serve(o, cg, &res, &pid);
+		if (ret)
+			goto out;
+		goto holding;
+	}
 	pid = bench_spawn(cg, NULL, -1, -1, wl_child, &a);
 	if (pid < 0) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-pid));
@@ -352,12 +495,17 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 				    strerror(-err));
 		goto out;
 	}
+holding:
 	bench_cgstat_read(cg, &cs);
 	r->current = cs.current;
 	bench_cg_folios(cg, &r->folios);
-	close(hold[1]);		/* release it */
-	hold[1] = -1;
-	bench_wait(pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	if (k->serve) {
+		bench_kill(pid);	/* a server does not end by itself */
+	} else {
+		close(hold[1]);	/* release it */
+		hold[1] = -1;
+		bench_wait(pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	}
 	pid = -1;
 	bench_cgstat_read(cg, &cs);
 	r->peak = cs.peak;
@@ -372,6 +520,7 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
 	r->secs = res.secs;
 	r->fill_secs = res.fill_secs;
+	r->rate = res.rate;
 	*done = true;
 out:
 	if (pid > 0)
@@ -390,7 +539,7 @@ out:
 
 struct wl_mode {
 	int n;				/* runs */
-	struct bench_spread secs, fill, peak, current;
+	struct bench_spread secs, fill, rate, peak, current;
 	/* per round: the oracle's time over this mode's (> 1: faster) */
 	struct bench_spread speed_vs_oracle;
 	double pgfault, mthp_allocs;
@@ -439,6 +588,8 @@ static void wl_json_body(struct jw *w, void *ctx)
 		bench_json_spread(w, "seconds", &x->secs);
 		if (!strcmp(p->k->name, "gups"))
 			bench_json_spread(w, "fill_seconds", &x->fill);
+		if (p->k->serve)
+			bench_json_spread(w, "ops_per_second", &x->rate);
 		bench_json_ratio(w, "speed_vs_oracle", &x->speed_vs_oracle);
 		bench_json_spread(w, "memory_peak", &x->peak);
 		bench_json_spread(w, "memory_current_held", &x->current);
@@ -473,7 +624,8 @@ static void wl_text_body(void *ctx)
 			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
 	printf("oracle (the static setting with the lowest median time): %s\n",
 	       p->oracle >= 0 ? bench_mode_name(p->oracle, o) : "-");
-	printf("%-16s %-24s %-30s %-24s %9s %10s\n", "mode", gups ? "s (fill s)" : "s",
+	printf("%-16s %-24s %-30s %-24s %9s %10s\n", "mode",
+	       gups ? "s (fill s)" : p->k->serve ? "ops/s" : "s",
 	       "speed vs oracle (per round)", "peak MiB", "vs never", "faults");
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		const struct wl_mode *x = &p->m[m];
@@ -487,6 +639,8 @@ static void wl_text_body(void *ctx)
 		if (gups)
 			snprintf(tt, sizeof(tt), "%s (%s)", t,
 				 bench_spread_fmt(&x->fill, "%.2f", f, sizeof(f)));
+		else if (p->k->serve)
+			bench_spread_fmt(&x->rate, "%.0f", tt, sizeof(tt));
 		else
 			snprintf(tt, sizeof(tt), "%s", t);
 		if (m == p->oracle)
@@ -581,7 +735,7 @@ int bench_workload(struct bench_opts *o)
 		return ret;
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		struct wl_mode *x = &wr.m[m];
-		double s[WL_MAX_REPEATS], f[WL_MAX_REPEATS], pk[WL_MAX_REPEATS],
+		double s[WL_MAX_REPEATS], f[WL_MAX_REPEATS], ra[WL_MAX_REPEATS], pk[WL_MAX_REPEATS],
 		       cu[WL_MAX_REPEATS], pf[WL_MAX_REPEATS], al[WL_MAX_REPEATS];
 		struct bench_folios fo[WL_MAX_REPEATS];
 		struct bench_memstat ms[WL_MAX_REPEATS];
@@ -591,6 +745,7 @@ int bench_workload(struct bench_opts *o)
 
 			s[i] = r->secs;
 			f[i] = r->fill_secs;
+			ra[i] = r->rate;
 			pk[i] = r->peak;
 			cu[i] = r->current;
 			pf[i] = r->pgfault;
@@ -600,6 +755,7 @@ int bench_workload(struct bench_opts *o)
 		}
 		bench_spread(s, x->n, &x->secs);
 		bench_spread(f, x->n, &x->fill);
+		bench_spread(ra, x->n, &x->rate);
 		bench_spread(pk, x->n, &x->peak);
 		bench_spread(cu, x->n, &x->current);
 		x->pgfault = bench_median(pf, x->n);

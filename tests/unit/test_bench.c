@@ -182,6 +182,32 @@ static void lists(void **state)
 	assert_int_equal(bench_split_words(spec2, w, 2), -E2BIG);
 }
 
+/* memaslap's closing line, as Debian's memcaslap 1.1.4 prints it */
+static void memaslap_output(void **state)
+{
+	static const char out[] =
+		"servers: 127.0.0.1:16393\nthreads count: 1\nconcurrency: 8\n"
+		"cmd_get: 18000\ncmd_set: 2000\nget_misses: 0\n\n"
+		"Run time: 0.2s Ops: 20000 TPS: 96455 Net_rate: 107.9M/s\n";
+	static const char two[] =
+		"Run time: 1.0s Ops: 10 TPS: 10 Net_rate: 1M/s\n"
+		"Run time: 12.5s Ops: 200000 TPS: 16000 Net_rate: 9.1M/s\n";
+	double tps = 0, secs = 0;
+
+	assert_int_equal(bench_parse_memaslap(out, &tps, &secs), 0);
+	assert_true(tps == 96455 && secs == 0.2);
+	/* the last line is the closing one */
+	assert_int_equal(bench_parse_memaslap(two, &tps, &secs), 0);
+	assert_true(tps == 16000 && secs == 12.5);
+	assert_int_equal(bench_parse_memaslap("connection refused\n", &tps, &secs), -ENOENT);
+	assert_int_equal(bench_parse_memaslap("Run time: xs Ops: 1 TPS: 1\n", &tps, &secs),
+			 -EINVAL);
+	assert_int_equal(bench_parse_memaslap("Run time: 1s Ops: 1\nTPS: 5\n", &tps, &secs),
+			 -EINVAL);
+	assert_int_equal(bench_parse_memaslap("Run time: 1s Ops: 1 TPS: -5\n", &tps, &secs),
+			 -EINVAL);
+}
+
 /* --policy "--object FILE [--ops NAME]" */
 static void object_words(void **state)
 {
@@ -433,7 +459,7 @@ int run_bench_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(counts), cmocka_unit_test(round_order),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(counts), cmocka_unit_test(round_order),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list),

@@ -162,7 +162,7 @@ $(TOOL_OBJS): $(OUTPUT)/%.o: %.c $(SKEL)
 
 mthpctl: $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz -lm
 
 $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)

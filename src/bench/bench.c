@@ -27,9 +27,9 @@ static const struct {
 } benchmarks[] = {
 	{ "redis", bench_redis }, { "pagefault", bench_pagefault }, { "sparse", bench_sparse },
 	{ "shell", bench_workload }, { "gups", bench_workload }, { "bloat", bench_workload },
-	{ "memcached", bench_workload },
+	{ "memcached", bench_workload }, { "mixed", bench_mixed },
 };
-#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat or memcached"
+#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat, memcached or mixed"
 #define NR_BENCHMARKS	(int)(sizeof(benchmarks) / sizeof(benchmarks[0]))
 
 static const struct argp_option options[] = {
@@ -239,7 +239,8 @@ static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
 	"pressure, page-fault cost, memory of sparse small processes; the field's "
 	"workloads: short pipelines of small programs (shell), random access over a "
-	"large array (gups), many threads allocating a little (bloat), memcached. Needs root "
+	"large array (gups), many threads allocating a little (bloat), memcached; "
+	"shell, gups and bloat at once on one host (mixed). Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
@@ -257,13 +258,14 @@ static const char doc[] =
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
 	"  mthpctl bench gups --array-size 512M --repeats 5\n"
+	"  mthpctl bench mixed --repeats 5\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
 	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached", doc, mthpctl_subcommand_children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached|mixed", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)

@@ -38,7 +38,7 @@
 #define BENCH_MAX_POLICY_WORDS	16
 
 struct bench_opts {
-	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached */
+	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached, mixed */
 	unsigned int modes;		/* 1 << enum bench_mode */
 	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
 	/* --policy "--object FILE [--ops NAME]": a policy of the user's own
@@ -284,5 +284,7 @@ int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat and memcached (o->which): bench_workload.c */
 int bench_workload(struct bench_opts *o);
+/* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
+int bench_mixed(struct bench_opts *o);
 
 #endif

@@ -41,6 +41,7 @@
 
 #define WL_MAX_REPEATS	64
 #define WL_PAGE		4096ULL
+#define WL_MAX_FD	1024	/* mthpctl opens far fewer */
 /* the seed of gups' fill order and updates: every run and mode touches the
  * same pages in the same order */
 #define WL_GUPS_SEED	0x67757073ULL	/* "gups" */
@@ -397,9 +398,14 @@ static int wl_child(void *arg)
 {
 	struct wl_child_arg *a = arg;
 	struct wl_result res = { 0 };
+	int fd;
 	char c;
 
-	close(a->hold_wr);
+	/* only its own pipes: a copy of another workload's release end (bench
+	 * mixed starts several) would keep that one from seeing EOF */
+	for (fd = 3; fd < WL_MAX_FD; fd++)
+		if (fd != a->res_fd && fd != a->hold_fd)
+			close(fd);
 	a->k->run(a->o, &res);
 	if (write(a->res_fd, &res, sizeof(res)) != sizeof(res))
 		return 1;
@@ -432,18 +438,122 @@ static __u64 cg_pgfault(const char *cg)
 	return v;
 }
 
+/* A workload started in its cgroup (wl_start()), not yet measured. */
+struct wl_live {
+	const struct wl_kind *k;
+	char cg[600];
+	struct wl_child_arg a;
+	int res_fd, hold_wr;		/* its result; closing hold_wr releases it */
+	pid_t pid;			/* the child, or the server */
+	struct wl_result res;		/* a server's, from wl_start() */
+	struct bench_counters before;
+	struct bench_memstat ms0;
+	__u64 pf0;
+};
+
+/* Start workload k in cg (created, its policy attached). 0, an exit code
+ * (printed) or -EINTR; on failure wl_end() still cleans up. A server
+ * kind has served its load when this returns. */
+static int wl_start(const struct bench_opts *o, const struct wl_kind *k, const char *cg,
+		    struct wl_live *l)
+{
+	int res_p[2], hold[2];
+
+	memset(l, 0, sizeof(*l));
+	l->k = k;
+	l->res_fd = l->hold_wr = -1;
+	l->pid = -1;
+	snprintf(l->cg, sizeof(l->cg), "%s", cg);
+	bench_counters_read(&l->before);
+	bench_memstat_read(cg, &l->ms0);
+	l->pf0 = cg_pgfault(cg);
+	if (k->serve)
+		return k->serve(o, cg, &l->res, &l->pid);
+	if (pipe2(res_p, O_CLOEXEC))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	if (pipe2(hold, O_CLOEXEC)) {
+		close(res_p[0]);
+		close(res_p[1]);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	}
+	l->a = (struct wl_child_arg){ .o = o, .k = k, .res_fd = res_p[1], .hold_fd = hold[0],
+				      .hold_wr = hold[1] };
+	l->pid = bench_spawn(cg, NULL, -1, -1, wl_child, &l->a);
+	close(res_p[1]);
+	close(hold[0]);
+	l->res_fd = res_p[0];
+	l->hold_wr = hold[1];
+	if (l->pid < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-l->pid));
+	return 0;
+}
+
+/* Wait for a started workload's result, measure it while it holds its
+ * memory, release it, measure the rest. 0, an exit code (printed) or
+ * -EINTR. */
+static int wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run *r)
+{
+	struct bench_counters after, d;
+	struct bench_memstat ms1;
+	struct bench_cgstat cs;
+	int err, status, i;
+
+	if (!l->k->serve) {
+		err = bench_read_full(l->res_fd, &l->res, sizeof(l->res), o->timeout_ns);
+		if (!err && l->res.err)
+			err = -l->res.err;
+		if (err)
+			return err == -EINTR ? -EINTR :
+			       mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: the workload failed (%s)",
+					     l->k->name, strerror(-err));
+	}
+	bench_cgstat_read(l->cg, &cs);
+	r->current = cs.current;
+	bench_cg_folios(l->cg, &r->folios);
+	if (l->k->serve) {
+		bench_kill(l->pid);	/* a server does not end by itself */
+	} else {
+		close(l->hold_wr);	/* release it */
+		l->hold_wr = -1;
+		bench_wait(l->pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	}
+	l->pid = -1;
+	bench_cgstat_read(l->cg, &cs);
+	r->peak = cs.peak;
+	bench_memstat_read(l->cg, &ms1);
+	bench_memstat_delta(&l->ms0, &ms1, &r->ms);
+	r->pgfault = cg_pgfault(l->cg) - l->pf0;
+	bench_counters_read(&after);
+	bench_counters_delta(&l->before, &after, &d);
+	r->mthp_allocs = 0;
+	for (i = 0; i < d.nr; i++)
+		if (d.size_kb[i] > 4)
+			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
+	r->secs = l->res.secs;
+	r->fill_secs = l->res.fill_secs;
+	r->rate = l->res.rate;
+	return 0;
+}
+
+/* Kill what is left of a workload, close its pipes. */
+static void wl_end(struct wl_live *l)
+{
+	if (l->pid > 0)
+		bench_kill(l->pid);
+	l->pid = -1;
+	if (l->res_fd >= 0)
+		close(l->res_fd);
+	if (l->hold_wr >= 0)
+		close(l->hold_wr);
+	l->res_fd = l->hold_wr = -1;
+}
+
 static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum bench_mode mode,
 		  struct wl_run *r, bool *done)
 {
-	struct wl_child_arg a = { .o = o, .k = k };
-	int res_p[2] = { -1, -1 }, hold[2] = { -1, -1 }, err, ret = 0, status, i;
-	struct bench_counters before, after, d;
-	struct bench_memstat ms0, ms1;
-	struct wl_result res;
-	struct bench_cgstat cs;
+	struct wl_live l = { .res_fd = -1, .hold_wr = -1, .pid = -1 };
 	char cg[600] = "";
-	__u64 pf0;
-	pid_t pid = -1;
+	int err, ret;
 
 	*done = false;
 	err = bench_mode_set_thp(mode, o);
@@ -460,77 +570,14 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 		skip[mode] = true;
 		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
 			skip_note[mode]);
-		goto out;
+		bench_cg_remove(cg);
+		return bench_stop ? -EINTR : 0;
 	}
-	if (pipe2(res_p, O_CLOEXEC) || pipe2(hold, O_CLOEXEC)) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
-		goto out;
-	}
-	a.res_fd = res_p[1];
-	a.hold_fd = hold[0];
-	a.hold_wr = hold[1];
-	bench_counters_read(&before);
-	bench_memstat_read(cg, &ms0);
-	pf0 = cg_pgfault(cg);
-	if (k->serve) {
-		memset(&res, 0, sizeof(res));
-		ret = k->serve(o, cg, &res, &pid);
-		if (ret)
-			goto out;
-		goto holding;
-	}
-	pid = bench_spawn(cg, NULL, -1, -1, wl_child, &a);
-	if (pid < 0) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-pid));
-		goto out;
-	}
-	close(res_p[1]);
-	res_p[1] = -1;
-	err = bench_read_full(res_p[0], &res, sizeof(res), o->timeout_ns);
-	if (!err && res.err)
-		err = -res.err;
-	if (err) {
-		ret = err == -EINTR ? -EINTR :
-		      mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: the workload failed (%s)", k->name,
-				    strerror(-err));
-		goto out;
-	}
-holding:
-	bench_cgstat_read(cg, &cs);
-	r->current = cs.current;
-	bench_cg_folios(cg, &r->folios);
-	if (k->serve) {
-		bench_kill(pid);	/* a server does not end by itself */
-	} else {
-		close(hold[1]);	/* release it */
-		hold[1] = -1;
-		bench_wait(pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
-	}
-	pid = -1;
-	bench_cgstat_read(cg, &cs);
-	r->peak = cs.peak;
-	bench_memstat_read(cg, &ms1);
-	bench_memstat_delta(&ms0, &ms1, &r->ms);
-	r->pgfault = cg_pgfault(cg) - pf0;
-	bench_counters_read(&after);
-	bench_counters_delta(&before, &after, &d);
-	r->mthp_allocs = 0;
-	for (i = 0; i < d.nr; i++)
-		if (d.size_kb[i] > 4)
-			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
-	r->secs = res.secs;
-	r->fill_secs = res.fill_secs;
-	r->rate = res.rate;
-	*done = true;
-out:
-	if (pid > 0)
-		bench_kill(pid);
-	for (i = 0; i < 2; i++) {
-		if (res_p[i] >= 0)
-			close(res_p[i]);
-		if (hold[i] >= 0)
-			close(hold[i]);
-	}
+	ret = wl_start(o, k, cg, &l);
+	if (!ret)
+		ret = wl_finish(o, &l, r);
+	*done = !ret;
+	wl_end(&l);
 	bench_cg_remove(cg);
 	return bench_stop ? -EINTR : ret;
 }
@@ -774,6 +821,289 @@ int bench_workload(struct bench_opts *o)
 			den[i] = round_s[m][i];
 		}
 		bench_ratio_spread(num, den, o->repeats, &wr.m[m].speed_vs_oracle);
+	}
+	report.interrupted = ret == -EINTR;
+	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
+	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;
+	return bench_report(o, &report);
+}
+
+/* --- bench mixed --------------------------------------------------------
+ * shell, gups and bloat at once, each in a sibling cgroup under
+ * <bench>/mixed: one host that every global setting has to serve. The
+ * static modes set the host; policy and simple are attached once, to the
+ * parent. Per workload its time against its own best static setting, per
+ * round; per mode the geometric mean of those ratios over the workloads.
+ */
+#define MX_NR	3	/* kinds[0..MX_NR): the workloads with a child of their own */
+
+struct mx_report {
+	const struct bench_opts *o;
+	int n[BENCH_NR_MODES];		/* complete rounds */
+	struct bench_spread secs[BENCH_NR_MODES][MX_NR], peak[BENCH_NR_MODES][MX_NR];
+	struct bench_spread ratio[BENCH_NR_MODES][MX_NR];	/* best static / this, per round */
+	struct bench_spread geomean[BENCH_NR_MODES];
+	struct bench_folios folios[BENCH_NR_MODES][MX_NR];
+	int best[MX_NR];		/* each workload's best static mode */
+	int best_global;		/* the static mode with the highest geometric mean */
+};
+
+static int mx_round(const struct bench_opts *o, enum bench_mode mode, struct wl_run *r,
+		    bool *done)
+{
+	struct wl_live l[MX_NR];
+	char parent[600] = "", cg[MX_NR][600];
+	int w, err, ret = 0;
+
+	*done = false;
+	for (w = 0; w < MX_NR; w++) {
+		cg[w][0] = '\0';
+		l[w] = (struct wl_live){ .res_fd = -1, .hold_wr = -1, .pid = -1 };
+	}
+	err = bench_mode_set_thp(mode, o);
+	if (err)
+		return err;
+	bench_drop_caches();
+	err = bench_cg_create("mixed", parent, sizeof(parent));
+	for (w = 0; w < MX_NR && !err; w++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "mixed/%s", kinds[w].name);
+		err = bench_cg_create(name, cg[w], sizeof(cg[w]));
+	}
+	if (err) {
+		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create cgroups in %s: %s",
+				    o->cgroup, strerror(-err));
+		goto out;
+	}
+	if (bench_mode_attach(mode, o, parent, skip_note[mode], sizeof(skip_note[mode]))) {
+		skip[mode] = true;
+		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
+			skip_note[mode]);
+		goto out;
+	}
+	for (w = 0; w < MX_NR && !ret; w++)
+		ret = wl_start(o, &kinds[w], cg[w], &l[w]);
+	for (w = 0; w < MX_NR && !ret; w++)
+		ret = wl_finish(o, &l[w], &r[w]);
+	*done = !ret;
+out:
+	for (w = 0; w < MX_NR; w++) {
+		wl_end(&l[w]);
+		bench_cg_remove(cg[w]);
+	}
+	bench_cg_remove(parent);
+	return bench_stop ? -EINTR : ret;
+}
+
+static void mx_json_config(struct jw *w, const struct bench_opts *o)
+{
+	int k;
+
+	jw_key(w, "workloads");
+	jw_arr_open(w);
+	for (k = 0; k < MX_NR; k++)
+		jw_str(w, kinds[k].name);
+	jw_arr_close(w);
+	for (k = 0; k < MX_NR; k++)
+		kinds[k].json_config(w, o);
+	jw_ku64(w, "repeats", o->repeats);
+	jw_kstr(w, "policy", o->policy_text);
+}
+
+static void mx_json_body(struct jw *w, void *ctx)
+{
+	const struct mx_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	int m, k;
+
+	jw_kstr(w, "best_global_mode", p->best_global >= 0 ?
+		bench_mode_name(p->best_global, o) : NULL);
+	jw_key(w, "modes");
+	jw_arr_open(w);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (!p->n[m])
+			continue;
+		jw_obj_open(w);
+		jw_kstr(w, "mode", bench_mode_name(m, o));
+		jw_kbool(w, "static", bench_mode_static(m));
+		jw_ku64(w, "rounds", p->n[m]);
+		bench_json_ratio(w, "geomean_vs_own_best_static", &p->geomean[m]);
+		jw_key(w, "workloads");
+		jw_obj_open(w);
+		for (k = 0; k < MX_NR; k++) {
+			jw_key(w, kinds[k].name);
+			jw_obj_open(w);
+			bench_json_spread(w, "seconds", &p->secs[m][k]);
+			bench_json_ratio(w, "speed_vs_own_best_static", &p->ratio[m][k]);
+			jw_kstr(w, "own_best_static", p->best[k] >= 0 ?
+				bench_mode_name(p->best[k], o) : NULL);
+			bench_json_spread(w, "memory_peak", &p->peak[m][k]);
+			bench_json_folios(w, &p->folios[m][k]);
+			jw_obj_close(w);
+		}
+		jw_obj_close(w);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+static void mx_text_headline(void *ctx)
+{
+	const struct mx_report *p = ctx;
+
+	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->o->repeats);
+}
+
+static void mx_text_body(void *ctx)
+{
+	const struct mx_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	char b[64], c[64];
+	int m, k;
+
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (skip[m])
+			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
+	printf("each workload's speed against its own best static setting (per round; "
+	       "median [interval]), peak MiB:\n");
+	printf("%-16s %-26s", "mode", "geometric mean");
+	for (k = 0; k < MX_NR; k++)
+		printf(" %-30s", kinds[k].name);
+	printf("\n");
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (!p->n[m])
+			continue;
+		printf("%-16s %-26s", bench_mode_name(m, o),
+		       bench_spread_fmt(&p->geomean[m], "%.3f", b, sizeof(b)));
+		for (k = 0; k < MX_NR; k++) {
+			char cell[96];
+
+			snprintf(cell, sizeof(cell), "%s %.1f",
+				 bench_spread_fmt(&p->ratio[m][k], "%.3f", c, sizeof(c)),
+				 p->peak[m][k].median / 1048576);
+			printf(" %-30s", cell);
+		}
+		printf("\n");
+	}
+	printf("own best static setting:");
+	for (k = 0; k < MX_NR; k++)
+		printf(" %s %s", kinds[k].name, p->best[k] >= 0 ? bench_mode_name(p->best[k], o) : "-");
+	printf("\nbest single global setting (highest geometric mean among the static modes): %s\n",
+	       p->best_global >= 0 ? bench_mode_name(p->best_global, o) : "-");
+	printf("anon folios of gups' array while it holds it (MiB by size, median):\n");
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (p->n[m])
+			bench_print_folios(bench_mode_name(m, o), &p->folios[m][1]);
+	printf("(under TCG the soft TLB does not reward large folios: gups' time shows faults "
+	       "and zeroing)\n");
+}
+
+int bench_mixed(struct bench_opts *o)
+{
+	static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
+	static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
+	static struct mx_report mr;
+	struct bench_report report = {
+		.name = "mixed", .title = "mixed", .ctx = &mr,
+		.json_config = mx_json_config, .json_body = mx_json_body,
+		.text_headline = mx_text_headline, .text_body = mx_text_body,
+	};
+	int m, rep, i, w, k = 0, total = 0, ret = 0, sel[BENCH_NR_MODES], nsel = 0;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.o = o;
+	if (o->repeats > WL_MAX_REPEATS)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "mixed: --repeats is at most %d",
+				     WL_MAX_REPEATS);
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (o->modes & (1u << m)) {
+			total += o->repeats;
+			sel[nsel++] = m;
+		}
+	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
+		for (i = 0; i < nsel && !ret; i++) {
+			bool done;
+
+			m = bench_round_col(sel, nsel, rep, i);
+			k++;
+			if (skip[m])
+				continue;
+			bench_progress(o, "[%d/%d] mixed %s round %d/%u ...", k, total,
+				       bench_mode_name(m, o), rep + 1, o->repeats);
+			ret = mx_round(o, m, runs[m][rep], &done);
+			round_done[m][rep] = !ret && done;
+			if (round_done[m][rep])
+				bench_progress(o, "[%d/%d]   shell %.2f s, gups %.2f s, bloat %.2f s",
+					       k, total, runs[m][rep][0].secs, runs[m][rep][1].secs,
+					       runs[m][rep][2].secs);
+		}
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	/* per workload: its spreads and its own best static mode */
+	for (w = 0; w < MX_NR; w++) {
+		double med[BENCH_NR_MODES];
+
+		for (m = 0; m < BENCH_NR_MODES; m++) {
+			double s[WL_MAX_REPEATS], pk[WL_MAX_REPEATS];
+			struct bench_folios fo[WL_MAX_REPEATS];
+			int n = 0;
+
+			for (rep = 0; rep < (int)o->repeats; rep++)
+				if (round_done[m][rep]) {
+					s[n] = runs[m][rep][w].secs;
+					pk[n] = runs[m][rep][w].peak;
+					fo[n++] = runs[m][rep][w].folios;
+				}
+			mr.n[m] = n;
+			bench_spread(s, n, &mr.secs[m][w]);
+			bench_spread(pk, n, &mr.peak[m][w]);
+			bench_folios_median(fo, n, &mr.folios[m][w]);
+			med[m] = bench_mode_static(m) && n ? -mr.secs[m][w].median : NAN;
+		}
+		mr.best[w] = bench_argmax(med, BENCH_NR_MODES);
+	}
+	/* per mode: each workload's ratio and their geometric mean, per round */
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		double gm[WL_MAX_REPEATS];
+
+		for (w = 0; w < MX_NR; w++) {
+			double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
+
+			for (rep = 0; rep < (int)o->repeats; rep++) {
+				num[rep] = mr.best[w] >= 0 && round_done[mr.best[w]][rep] ?
+					   runs[mr.best[w]][rep][w].secs : NAN;
+				den[rep] = round_done[m][rep] ? runs[m][rep][w].secs : NAN;
+			}
+			bench_ratio_spread(num, den, o->repeats, &mr.ratio[m][w]);
+		}
+		for (rep = 0; rep < (int)o->repeats; rep++) {
+			double sum = 0;
+
+			gm[rep] = NAN;
+			for (w = 0; w < MX_NR; w++) {
+				int b = mr.best[w];
+
+				if (b < 0 || !round_done[b][rep] || !round_done[m][rep] ||
+				    runs[m][rep][w].secs <= 0)
+					break;
+				sum += log(runs[b][rep][w].secs / runs[m][rep][w].secs);
+			}
+			if (w == MX_NR)
+				gm[rep] = exp(sum / MX_NR);
+		}
+		bench_spread(gm, o->repeats, &mr.geomean[m]);
+	}
+	{
+		double g[BENCH_NR_MODES];
+
+		for (m = 0; m < BENCH_NR_MODES; m++)
+			g[m] = bench_mode_static(m) && mr.n[m] ? mr.geomean[m].median : NAN;
+		mr.best_global = bench_argmax(g, BENCH_NR_MODES);
 	}
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;

@@ -149,6 +149,23 @@ if run bloat bloat --threads 16 --per-thread 64K; then
 	check bl2 "$out/bloat.json" "$wf f['always']['memory_peak']['median'] >= f['never']['memory_peak']['median']"
 	result "bloat: always' peak at least never's" $? "less (above)"
 fi
+# mixed: the three at once; each workload's ratio to its own best static
+# setting, the geometric mean, the best single global setting named
+if run mixed mixed --pipelines 2 --loops 2 --array-size 32M --updates 100000 --threads 8 --per-thread 64K; then
+	check mx "$out/mixed.json" "[x['mode'] for x in j['modes']] == ['always', 'never', 'always+auto', 'always+simple'] and not j['notes'] and j['best_global_mode'] in ('always', 'never') and all(x['geomean_vs_own_best_static']['median'] > 0 and set(x['workloads']) == {'shell', 'gups', 'bloat'} and all(w['seconds']['median'] > 0 and w['memory_peak']['median'] > 0 for w in x['workloads'].values()) for x in j['modes'])"
+	result "mixed JSON: every mode, three workloads, geometric mean, best global setting" $? "unexpected JSON (above)"
+	# gups' array under always is in 2M folios, under never in 4K ones
+	check mx2 "$out/mixed.json" "(f := {x['mode']: x['workloads']['gups'] for x in j['modes']}) and f['always']['pmd_bytes'] >= 16 << 20 and f['never']['pmd_bytes'] == 0"
+	result "mixed: gups' folios, always 2M, never 4K" $? "unexpected folio sizes (above)"
+fi
+# memcached loaded by memaslap from outside its cgroup: 2000 keys of 1K
+if run memcached memcached --keys 2000 --requests 20000 --clients 4 --port 16394; then
+	check mc "$out/memcached.json" "$wmodes and $wfig and all(x['ops_per_second']['median'] > 0 for x in j['modes'])"
+	result "memcached JSON: every mode, ops/s, peak, faults" $? "unexpected JSON (above)"
+	# memcached holds its items when its folios are read: 2000 x 1K
+	check mc2 "$out/memcached.json" "all(sum(b['bytes'] for b in x['folio_bytes']) >= 2 << 20 for x in j['modes'])"
+	result "memcached: its items' memory seen by size" $? "less than 2 MiB (above)"
+fi
 # --host madvise: the host row keeps 4K pages (nothing advised), the
 # always row gets 2M; simple and auto grant on the madvise host
 if run pf_madvise pagefault --size 16M --iterations 2 --host madvise; then

@@ -138,6 +138,8 @@ void bench_kill_all(void);
  * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
 int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
 __u64 bench_now_ns(void);
+/* Is name (a path, or a command found in $PATH) executable? */
+bool bench_in_path(const char *name);
 
 /* --- bench_cgroup.c: cgroups and their policies ----------------------- */
 

@@ -29,22 +29,6 @@
 #define REDIS_PING_INTERVAL_US		100000	/* between PINGs at start */
 #define REDIS_PING_TIMEOUT_S		1	/* one PING's answer */
 
-static bool in_path(const char *name)
-{
-	char *path, *dir, *save = NULL, buf[4096];
-	bool ok = false;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	for (dir = strtok_r(path, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-		ok = access(buf, X_OK) == 0;
-	}
-	free(path);
-	return ok;
-}
-
 static int port_busy(unsigned int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -409,11 +393,11 @@ int bench_redis(struct bench_opts *o)
 	if (o->repeats > REDIS_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "redis: --repeats is at most %d",
 				     REDIS_MAX_REPEATS);
-	if (!in_path(o->redis_server))
+	if (!bench_in_path(o->redis_server))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-server (Debian: apt install redis-server) "
 				     "or give --redis-server PATH", o->redis_server);
-	if (!in_path(o->redis_benchmark))
+	if (!bench_in_path(o->redis_benchmark))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-tools or give --redis-benchmark PATH",
 				     o->redis_benchmark);

@@ -745,6 +745,20 @@ int bench_workload(struct bench_opts *o)
 	if (o->repeats > WL_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s: --repeats is at most %d", wr.k->name,
 				     WL_MAX_REPEATS);
+	if (wr.k->serve) {
+		if (!bench_in_path(o->memcached))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install memcached (Debian: apt install "
+					     "memcached) or give --memcached PATH", o->memcached);
+		if (!bench_in_path(o->memaslap))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install libmemcached-tools or give "
+					     "--memaslap PATH", o->memaslap);
+		if (mc_listening(o->port))
+			return mthpctl_error(MTHPCTL_EXIT_STATE,
+					     "port %u on 127.0.0.1 is busy: stop what listens there "
+					     "or give --port", o->port);
+	}
 	ret = bench_setup(o);
 	if (ret)
 		return ret;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl bench: options and dispatch of redis, pagefault and sparse. */
+/* mthpctl bench: options and dispatch of the benchmarks (benchmarks[]). */
 #include <argp.h>
 #include <errno.h>
 #include <stdlib.h>

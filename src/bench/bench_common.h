@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c) share, one section per file that implements it: the
+ * bench_sparse.c, and shell, gups, bloat, memcached and mixed in
+ * bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),

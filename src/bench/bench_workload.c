@@ -227,10 +227,10 @@ static bool mc_listening(unsigned int port)
 static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
 			   pid_t *server)
 {
-	char port[16], mem[24], ops[24], conc[16], win[24], vsize[24], srv[48];
-	char out[8192];
+	char port[16], mem[24], ops[24], conc[16], win[24], srv[48];
+	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
 	size_t off = 0;
-	int p[2], status;
+	int p[2], status, cfg_fd;
 	pid_t cli;
 	__u64 t0;
 
@@ -264,21 +264,33 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 	snprintf(srv, sizeof(srv), "127.0.0.1:%u", o->port);
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->requests);
 	snprintf(conc, sizeof(conc), "%u", o->clients);
-	/* memaslap's key space is its window per connection */
-	snprintf(win, sizeof(win), "%llu",
-		 (unsigned long long)(o->keys / o->clients ? o->keys / o->clients : 1));
-	snprintf(vsize, sizeof(vsize), "%llu", (unsigned long long)o->value_size);
-	if (pipe2(p, O_CLOEXEC))
+	/* memaslap's key space is its window per connection, in thousands */
+	snprintf(win, sizeof(win), "%lluk",
+		 (unsigned long long)((o->keys + 1000ULL * o->clients - 1) / (1000ULL * o->clients)));
+	/* the key and value sizes and the get/set mix, as a file: without one
+	 * memaslap writes its defaults to ~/.memslap.cnf and stops where the
+	 * home directory is read-only (the VM's) */
+	cfg_fd = mkstemp(cfg);
+	if (cfg_fd < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a file in /tmp: %s",
+				     strerror(errno));
+	dprintf(cfg_fd, "key\n64 64 1\nvalue\n%llu %llu 1\ncmd\n0 0.1\n1 0.9\n",
+		(unsigned long long)o->value_size, (unsigned long long)o->value_size);
+	close(cfg_fd);
+	if (pipe2(p, O_CLOEXEC)) {
+		unlink(cfg);
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	}
 	{
 		char *argv[] = { (char *)o->memaslap, "-s", srv, "-x", ops, "-T", "1", "-c", conc,
-				 "-w", win, "-X", vsize, NULL };
+				 "-w", win, "-F", cfg, NULL };
 
 		cli = bench_spawn(NULL, argv, p[1], -2, NULL, NULL);
 	}
 	close(p[1]);
 	if (cli < 0) {
 		close(p[0]);
+		unlink(cfg);
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
 				     strerror(-cli));
 	}
@@ -297,6 +309,7 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 	close(p[0]);
 	bench_wait(cli, o->timeout_ns, &status);
 	bench_kill(cli);
+	unlink(cfg);
 	if (bench_stop)
 		return -EINTR;
 	if (bench_parse_memaslap(out, &res->rate, &res->secs))
@@ -373,7 +386,7 @@ static void memcached_headline(const struct bench_opts *o)
 	char b[32];
 
 	printf("memcached loaded by memaslap: %llu operations (90%% get, 10%% set) of %s "
-	       "values over %llu keys, %u connections",
+	       "values over %llu keys (whole thousands per connection), %u connections",
 	       (unsigned long long)o->requests,
 	       mthpctl_format_size(o->value_size, b, sizeof(b)), (unsigned long long)o->keys,
 	       o->clients);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench shell, gups and bloat: workloads the field judges THP
+ * mthpctl bench shell, gups, bloat and memcached: workloads the field judges THP
  * policies with, each run in its own cgroup <bench>/<name> in every mode.
  *
  *   shell  concurrent pipelines of small programs (UnixBench shell8's shape:

@@ -70,7 +70,8 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c src/bench/bench_proc.c \
 		   src/bench/bench_cgroup.c src/bench/bench_measure.c src/bench/bench_report.c \
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
-		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c
+		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c \
+		   src/bench/bench_workload.c src/bench/bench_mixed.c
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
@@ -161,7 +162,7 @@ $(TOOL_OBJS): $(OUTPUT)/%.o: %.c $(SKEL)
 
 mthpctl: $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz -lm
 
 $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl policies: one struct_ops bpf_mthp_ops program whose behaviour is
- * chosen by its read-only parameters (auto, fixed, never).
+ * chosen by its read-only parameters (auto, fixed, never, simple).
  *
  * choose_orders() runs for every THP decision of a task in the attached
  * cgroup's subtree (non-sleepable, under RCU). fixed and never answer from
@@ -12,7 +12,8 @@
  * of that: each CPU keeps the answer of the last cgroup it decided for (a
  * memo word) until the cgroup's state changes or the memo tick, a timer that
  * runs while the cgroups fault, makes it stale (so that the samples that
- * fall due are requested). The sampler (sleepable) reads PSI memory-full
+ * fall due are requested). simple keeps state and samples as auto does, but
+ * answers every call on the slow path (it is a baseline, not tuned). The sampler (sleepable) reads PSI memory-full
  * stall and anon+shmem usage of each queued cgroup and feeds them to the
  * shared decision function in include/mthp_policy.h. Counters are per-CPU:
  * no cache line is shared by the CPUs on the fault path.
@@ -490,7 +491,7 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	__u32 gen = 0;
 
 	get_params(&p);
-	if (p.policy == MTHPCTL_POLICY_AUTO) {
+	if (mthpctl_policy_sampled(p.policy)) {	/* auto, simple */
 		if (cgrp) {
 			/* before the state is read: a memo made from a state
 			 * older than gen says so */
@@ -509,7 +510,8 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 	count(t, tva, reason);
 	if (e) {
 		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
-		if (arm_tick(&p, t))
+		/* the memo holds auto's answers only (simple takes this path) */
+		if (p.policy == MTHPCTL_POLICY_AUTO && arm_tick(&p, t))
 			WRITE_ONCE(pc->memo,
 				   mthpctl_auto_memo(&p, &e->state,
 						     mthpctl_memo_tag(cgrp->self.serial_nr, gen)));

@@ -17,7 +17,8 @@
 #define MTHPCTL_POLICIES(X)	\
 	X(MTHPCTL_POLICY_AUTO, "auto")	\
 	X(MTHPCTL_POLICY_FIXED, "fixed")	\
-	X(MTHPCTL_POLICY_NEVER, "never")
+	X(MTHPCTL_POLICY_NEVER, "never")	\
+	X(MTHPCTL_POLICY_SIMPLE, "simple")
 #define MTHPCTL_POLICY_ENUM(id, name)	id,
 enum { MTHPCTL_POLICY_NONE, MTHPCTL_POLICIES(MTHPCTL_POLICY_ENUM) MTHPCTL_POLICY_END };
 #define MTHPCTL_NR_POLICIES	(MTHPCTL_POLICY_END - 1)
@@ -33,7 +34,9 @@ enum { MTHPCTL_POLICY_NONE, MTHPCTL_POLICIES(MTHPCTL_POLICY_ENUM) MTHPCTL_POLICY
 
 /* Why a decision narrowed the orders the kernel offered ("fell back"). */
 #define MTHPCTL_REASON_NONE		0	/* nothing narrowed */
-#define MTHPCTL_REASON_PRESSURE		1	/* memory stall: capped at the ladder's rung */
+#define MTHPCTL_REASON_PRESSURE		1	/* memory stall (or simple: at the limit):
+						 * capped at the ladder's rung, or simple's
+						 * small orders */
 #define MTHPCTL_REASON_LOW_USAGE	2	/* a small process in a small cgroup */
 #define MTHPCTL_REASON_NO_SAMPLE	3	/* not sampled yet */
 #define MTHPCTL_REASON_CAP		4	/* fixed/never policy or --max-size */
@@ -759,6 +762,43 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
 }
 
 /*
+ * The simple policy: the rule an in-kernel heuristic would be, kept as the
+ * baseline auto has to beat. It reads the same samples as auto (the last
+ * stall rate and the headroom to the nearest memory.high/max, taken by the
+ * same sampler) but keeps no history: while the cgroup is at its limit
+ * (mthpctl_tight()) or its last stall rate reached the threshold, orders
+ * 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise every size up to max-size. No
+ * ladder, hysteresis, low-usage or sparse rule: what those add is what the
+ * comparison measures. 4 KiB under pressure because that is where the
+ * kernel itself falls back when a large folio cannot be had.
+ */
+#define MTHPCTL_SIMPLE_SMALL_ORDER	0
+
+/* Does the policy decide from its cgroups' samples (state in cgroup
+ * storage, the sampler)? fixed and never answer from their parameters. */
+static inline int mthpctl_policy_sampled(__u32 policy)
+{
+	return policy == MTHPCTL_POLICY_AUTO || policy == MTHPCTL_POLICY_SIMPLE;
+}
+
+/* simple's answer for a cgroup in state s (never sampled: no evidence of
+ * pressure, every size), and in *why the reason if it narrows. */
+static inline __u64 mthpctl_simple_allow(const struct mthpctl_params *p,
+					 const struct mthpctl_state *s, __u32 *why)
+{
+	__u32 top = p->max_order;
+
+	*why = MTHPCTL_REASON_CAP;
+	if (s->last_sample_ns && top > MTHPCTL_SIMPLE_SMALL_ORDER &&
+	    (s->stall_rate_ns >= p->threshold_ns ||
+	     mthpctl_tight(s->flags, s->usage, s->headroom))) {
+		top = MTHPCTL_SIMPLE_SMALL_ORDER;
+		*why = MTHPCTL_REASON_PRESSURE;
+	}
+	return mthpctl_cap_mask(top);
+}
+
+/*
  * The orders the policy allows for one call of the hook. The kernel does
  * orders &= result. *reason says why offered orders were removed
  * (MTHPCTL_REASON_NONE when none were). vma may be NULL (unknown).
@@ -769,7 +809,9 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
  * faults of processes that are not small get large folios (khugepaged and
  * smaps: 4 KiB); page faults in a sparse mapping get 4 KiB. A dense fill
  * of a large mapping (vma->dense) is neither small nor sparse.
- * fixed/never cap every type, MADV_COLLAPSE included.
+ * fixed/never cap every type, MADV_COLLAPSE included. simple
+ * (mthpctl_simple_allow()) follows its state for every type but
+ * MADV_COLLAPSE, as auto.
  */
 static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 				   const struct mthpctl_state *s,
@@ -786,6 +828,9 @@ static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 		break;
 	case MTHPCTL_POLICY_FIXED:
 		allow = cap;
+		break;
+	case MTHPCTL_POLICY_SIMPLE:
+		allow = tva == MTHPCTL_TVA_FORCED_COLLAPSE ? cap : mthpctl_simple_allow(p, s, &why);
 		break;
 	default:		/* auto */
 		allow = cap;

@@ -10,14 +10,19 @@
 #   never: the overhead at 4 KiB, bpf_stats off); pagefault_hook (the same
 #   with --hook-cost: its ns per call against a near-empty choose_orders
 #   that also answers 4 KiB, called as often, and that floor's own cost);
-#   sparse; the scale figures (scripts/bench-scale.sh, 200 policies); and
+#   sparse; the field's workloads, shell, gups, bloat and memcached, and
+#   the three at once, mixed (each with simple beside auto); a redis run
+#   on a madvise host (--host madvise: the host's default alone, the host
+#   at always, the caps, simple and auto); the scale figures
+#   (scripts/bench-scale.sh, 200 policies); and
 #   the demo (scripts/demo.sh --guest, ~2 min) for its decision timeline.
 # Then, on the host, the plots (scripts/bench-plots.py) beside the tables.
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
 #   bench.txt    the tables, as mthpctl prints them
 #   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
-#                 "pagefault", "pagefault_4k", "pagefault_hook", "sparse", "scale"}
+#                 "redis_madvise", "pagefault", "pagefault_4k", "pagefault_hook", "sparse",
+#                 "shell", "gups", "bloat", "memcached", "mixed", "scale"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
 #   demo.txt, timeline.jsonl, probes.jsonl  the demo's output and timeline
 #   bench-redis.png, bench-folios.png, demo-timeline.png  the plots
@@ -78,6 +83,14 @@ guest() {
 	run pagefault_4k pagefault --modes never,policy --policy "auto --max-size 4K"
 	run pagefault_hook pagefault --modes never,policy --policy "auto --max-size 4K" --hook-cost
 	run sparse sparse
+	run shell shell
+	run gups gups
+	run bloat bloat
+	# memaslap made ~1,300 operations/s in the VM (4 connections, TCG):
+	# 40,000 operations are ~30 s a run
+	run memcached memcached --keys 40000 --requests 40000
+	run mixed mixed --array-size 128M
+	run redis_madvise redis --host madvise --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
 	swapoff /dev/zram0 2>/dev/null
 	echo "bench: scale: scripts/bench-scale.sh -n ${SCALE_N:-200}" >&2
 	{
@@ -104,8 +117,8 @@ out, t0 = sys.argv[1], int(sys.argv[2])
 res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
-for n in ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_4k", "pagefault_hook", "sparse",
-          "scale"):
+for n in ("redis_nobgsave", "redis_bgsave", "redis_madvise", "pagefault", "pagefault_4k",
+          "pagefault_hook", "sparse", "shell", "gups", "bloat", "memcached", "mixed", "scale"):
     try:
         res[n] = json.load(open(os.path.join(out, n + ".json")))
     except Exception as e:

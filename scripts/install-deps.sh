@@ -31,6 +31,8 @@ pkgs=(
 	python3-matplotlib
 	# VM integration tests and the benchmark
 	redis-server redis-tools qemu-system-x86 pahole bc bison flex libssl-dev
+	# bench memcached: the server and its load generator (memcaslap)
+	memcached libmemcached-tools
 	cpio busybox-static kmod python3-pip xz-utils dpkg-dev
 	# make kernel-selftests: the selftests' Makefile copies test_progs'
 	# extra files into its output directory with rsync

@@ -147,6 +147,13 @@ char *mthpctl_params_str(const struct mthpctl_params *p, char *buf, size_t len)
 	case MTHPCTL_POLICY_FIXED:
 		snprintf(buf, len, "fixed (max-size %s)", cap_str(p->max_order, d, sizeof(d)));
 		break;
+	case MTHPCTL_POLICY_SIMPLE:
+		snprintf(buf, len, "simple (window %s, threshold %s%s%s)",
+			 mthpctl_format_duration(p->window_ns, a, sizeof(a)),
+			 mthpctl_format_duration(p->threshold_ns, b, sizeof(b)),
+			 p->max_order < MTHPCTL_NO_CAP ? ", max-size " : "",
+			 p->max_order < MTHPCTL_NO_CAP ? cap_str(p->max_order, d, sizeof(d)) : "");
+		break;
 	default:
 		snprintf(buf, len, "%s", mthpctl_policy_name(p->policy));
 	}
@@ -158,11 +165,12 @@ void mthpctl_params_json(struct jw *w, const struct mthpctl_params *p)
 	jw_kstr(w, "policy", mthpctl_policy_name(p->policy));
 	jw_key(w, "params");
 	jw_obj_open(w);
-	if (p->policy == MTHPCTL_POLICY_AUTO) {
+	if (mthpctl_policy_sampled(p->policy)) {
 		jw_ku64(w, "window_ns", p->window_ns);
 		jw_ku64(w, "threshold_ns", p->threshold_ns);
-		jw_ku64(w, "min_usage_bytes", p->min_usage);
 	}
+	if (p->policy == MTHPCTL_POLICY_AUTO)
+		jw_ku64(w, "min_usage_bytes", p->min_usage);
 	if (p->policy != MTHPCTL_POLICY_NEVER) {
 		jw_key(w, "max_size_bytes");
 		if (p->max_order < MTHPCTL_NO_CAP)

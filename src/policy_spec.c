@@ -14,7 +14,7 @@
 #include "mthpctl.h"
 #include "parse.h"
 
-/* auto, fixed, never, or a unique prefix of one */
+/* auto, fixed, never, simple, or a unique prefix of one */
 static int pick_policy(const char *name, __u32 *policy)
 {
 #define POLICY_NAME(id, text)	text,
@@ -137,13 +137,17 @@ int mthpctl_policy_build(const struct mthpctl_policy_spec *s, __u32 top_order, _
 
 	if (s->policy && pick_policy(s->policy, &p->policy))
 		return refuse(err, len, field, MTHPCTL_SPEC_POLICY,
-			      "unknown policy '%s' (use auto, fixed or never)", s->policy);
-	if (p->policy != MTHPCTL_POLICY_AUTO && (s->threshold || s->window || s->min_usage))
+			      "unknown policy '%s' (use auto, fixed, never or simple)", s->policy);
+	if (!mthpctl_policy_sampled(p->policy) && (s->threshold || s->window || s->min_usage))
 		return refuse(err, len, field,
 			      s->threshold ? MTHPCTL_SPEC_THRESHOLD :
 			      s->window ? MTHPCTL_SPEC_WINDOW : MTHPCTL_SPEC_MIN_USAGE,
-			      "%sthreshold, %swindow and %smin-usage apply to %spolicy auto only",
-			      o, o, o, o);
+			      "%sthreshold and %swindow apply to %spolicy auto and simple, "
+			      "%smin-usage to auto only", o, o, o, o);
+	if (p->policy == MTHPCTL_POLICY_SIMPLE && s->min_usage)
+		return refuse(err, len, field, MTHPCTL_SPEC_MIN_USAGE,
+			      "%smin-usage applies to %spolicy auto only (simple has no low-usage rule)",
+			      o, o);
 	if (p->policy == MTHPCTL_POLICY_NEVER && s->max_size)
 		return refuse(err, len, field, MTHPCTL_SPEC_MAX_SIZE,
 			      "%smax-size does not apply to %spolicy never (use fixed)", o, o);

@@ -42,8 +42,9 @@ void status_host_diff(const struct status_env *e, const struct status_policy *p,
 	*taken = h.always & ~allowed;
 }
 
-/* Does status know what the policy allows (auto needs its cgroup's state)? */
+/* Does status know what the policy allows (auto and simple need their
+ * cgroup's state)? */
 bool status_knows_allowed(const struct status_policy *p)
 {
-	return p->have_params && (p->have_entry || p->params.policy != MTHPCTL_POLICY_AUTO);
+	return p->have_params && (p->have_entry || !mthpctl_policy_sampled(p->params.policy));
 }

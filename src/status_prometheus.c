@@ -3,7 +3,7 @@
  * mthpctl status --format=prometheus: what status shows, as the Prometheus
  * text exposition format (version 0.0.4), for node_exporter's textfile
  * collector or any scraper. Every series of a policy carries the labels
- * cgroup (its path), policy (auto, fixed, never) and object (the id of the
+ * cgroup (its path), policy (auto, fixed, never, simple) and object (the id of the
  * loaded policy object, its struct_ops map: cgroups attached with equal
  * parameters share one and its counters; max by (object) counts each
  * object once). Names follow the

@@ -1,29 +1,48 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* mthpctl bench: options and dispatch of redis, pagefault and sparse. */
+/* mthpctl bench: options and dispatch of the benchmarks (benchmarks[]). */
 #include <argp.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
 #include "parse.h"
 
 enum {
-	OPT_MODES = 0x200, OPT_POLICY, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
+	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
+	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
+	OPT_CACHE_SIZE, OPT_MEMCACHED, OPT_MEMASLAP,
 };
+
+/* The benchmarks, as BENCHMARK words (the usage line and the errors). */
+static const struct {
+	const char *name;
+	int (*run)(struct bench_opts *o);
+} benchmarks[] = {
+	{ "redis", bench_redis }, { "pagefault", bench_pagefault }, { "sparse", bench_sparse },
+	{ "shell", bench_workload }, { "gups", bench_workload }, { "bloat", bench_workload },
+	{ "memcached", bench_workload }, { "mixed", bench_mixed },
+};
+#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat, memcached or mixed"
+#define NR_BENCHMARKS	(int)(sizeof(benchmarks) / sizeof(benchmarks[0]))
 
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Common options:", 1 },
 	{ "modes", OPT_MODES, "LIST", 0,
-	  "modes to run: always, never, policy (default all three)", 1 },
+	  "modes to run: always, never, policy, simple, host (default all but host; "
+	  "with --host madvise all)", 1 },
 	{ "policy", OPT_POLICY, "SPEC", 0,
 	  "policy of the policy mode with its attach options, e.g. \"auto --threshold 50ms\" "
-	  "(default auto)", 1 },
+	  "(default auto), or a policy of your own: \"--object FILE [--ops NAME]\"", 1 },
+	{ "host", OPT_HOST, "SETTING", 0,
+	  "every size's enabled for the host, policy and simple modes and the caps: "
+	  "always (default) or madvise; restored at the end", 1 },
 	{ "repeats", OPT_REPEATS, "N", 0, "runs per mode and level; medians are shown (default 3)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
@@ -48,7 +67,8 @@ static const struct argp_option options[] = {
 	  "at memory.high=max, keep redis-server DURATION after the always and policy "
 	  "runs and count its folios again: what khugepaged has collapsed by then "
 	  "(default 0, off)", 2 },
-	{ "port", OPT_PORT, "PORT", 0, "redis-server port on 127.0.0.1 (default 16379)", 2 },
+	{ "port", OPT_PORT, "PORT", 0,
+	  "the server's port on 127.0.0.1, redis-server's or memcached's (default 16379)", 2 },
 	{ "redis-server", OPT_REDIS_SERVER, "PATH", 0, "redis-server binary (default from PATH)", 2 },
 	{ "redis-benchmark", OPT_REDIS_BENCHMARK, "PATH", 0,
 	  "redis-benchmark binary (default from PATH)", 2 },
@@ -65,12 +85,29 @@ static const struct argp_option options[] = {
 	{ "dense-size", OPT_DENSE_SIZE, "SIZE", 0, "the large process' mapping (default 256M)", 4 },
 	{ "dense-passes", OPT_DENSE_PASSES, "N", 0,
 	  "map/touch/unmap cycles of the large process (default 4)", 4 },
+	{ NULL, 0, NULL, 0, "shell options:", 5 },
+	{ "pipelines", OPT_PIPELINES, "N", 0, "concurrent pipelines (default 8)", 5 },
+	{ "loops", OPT_LOOPS, "N", 0, "runs of the pipeline in each (default 20)", 5 },
+	{ NULL, 0, NULL, 0, "gups options:", 6 },
+	{ "array-size", OPT_ARRAY_SIZE, "SIZE", 0, "the array (default 256M)", 6 },
+	{ "updates", OPT_UPDATES, "N", 0, "random updates after the fill (default 4000000)", 6 },
+	{ NULL, 0, NULL, 0, "bloat options:", 7 },
+	{ "threads", OPT_THREADS, "N", 0, "threads (default 64)", 7 },
+	{ "per-thread", OPT_PER_THREAD, "SIZE", 0,
+	  "what each thread allocates, in 1K pieces (default 256K)", 7 },
+	{ NULL, 0, NULL, 0, "memcached options (and redis' --keys, --requests, --value-size, "
+	  "--clients, --port):", 8 },
+	{ "cache-size", OPT_CACHE_SIZE, "SIZE", 0, "memcached -m (default 1G)", 8 },
+	{ "memcached", OPT_MEMCACHED, "PATH", 0, "memcached binary (default from PATH)", 8 },
+	{ "memaslap", OPT_MEMASLAP, "PATH", 0,
+	  "the load generator, memaslap (default memcaslap, Debian's name, from PATH)", 8 },
 	{ 0 }
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct bench_opts *o = state->input;
+	char err[256];
 	__u64 v;
 	int n;
 
@@ -96,9 +133,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_POLICY:
 		o->policy_text = arg;
 		n = bench_split_words(strdup(arg), o->policy_words, BENCH_MAX_POLICY_WORDS);
-		if (n <= 0 || o->policy_words[0][0] == '-')
-			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\")", arg);
+		if (n <= 0)
+			argp_error(state, "bad --policy '%s' (NAME [attach options], e.g. \"auto\", "
+				   "or \"--object FILE\")", arg);
 		o->nr_policy_words = n;
+		if (o->policy_words[0][0] != '-')
+			break;
+		if (bench_parse_object_words(o->policy_words, n, &o->policy_object,
+					     &o->policy_ops, err, sizeof(err)))
+			argp_error(state, "bad --policy '%s': %s", arg, err);
+		if (access(o->policy_object, R_OK))
+			argp_error(state, "bad --policy '%s': cannot read %s: %s", arg,
+				   o->policy_object, strerror(errno));
+		break;
+	case OPT_HOST:
+		if (strcmp(arg, "always") && strcmp(arg, "madvise"))
+			argp_error(state, "bad --host '%s' (always or madvise)", arg);
+		o->host = arg;
 		break;
 	case OPT_REPEATS: COUNT(repeats, 1, 1000, "--repeats"); break;
 	case OPT_CGROUP:
@@ -149,17 +200,32 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STRIDE: SIZE(sp_stride, 4096, "--stride"); break;
 	case OPT_DENSE_SIZE: SIZE(sp_dense_size, 4096, "--dense-size"); break;
 	case OPT_DENSE_PASSES: COUNT(sp_dense_passes, 1, 100000, "--dense-passes"); break;
+	case OPT_PIPELINES: COUNT(wl_pipelines, 1, BENCH_WL_MAX_PIPELINES, "--pipelines"); break;
+	case OPT_LOOPS: COUNT(wl_loops, 1, 1000000, "--loops"); break;
+	case OPT_ARRAY_SIZE:
+		SIZE(wl_array_size, 1ULL << 20, "--array-size");
+		/* the fill order is a permutation of 32-bit page numbers */
+		if (o->wl_array_size % 4096 || o->wl_array_size > (1ULL << 44))
+			argp_error(state, "bad --array-size '%s' (whole 4K pages, at most 16T)", arg);
+		break;
+	case OPT_UPDATES: COUNT(wl_updates, 0, 1ULL << 40, "--updates"); break;
+	case OPT_THREADS: COUNT(wl_threads, 1, 4096, "--threads"); break;
+	case OPT_PER_THREAD: SIZE(wl_per_thread, 1024, "--per-thread"); break;
+	case OPT_CACHE_SIZE: SIZE(mc_cache_size, 1ULL << 20, "--cache-size"); break;
+	case OPT_MEMCACHED: o->memcached = arg; break;
+	case OPT_MEMASLAP: o->memaslap = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
-		if (!strcmp(arg, "redis") || !strcmp(arg, "pagefault") || !strcmp(arg, "sparse"))
-			o->which = arg;
-		else
-			argp_error(state, "unknown benchmark '%s' (redis, pagefault or sparse)", arg);
+		for (n = 0; n < NR_BENCHMARKS; n++)
+			if (!strcmp(arg, benchmarks[n].name))
+				o->which = arg;
+		if (!o->which)
+			argp_error(state, "unknown benchmark '%s' (" BENCH_NAMES ")", arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->which)
-			argp_error(state, "missing BENCHMARK (redis, pagefault or sparse)");
+			argp_error(state, "missing BENCHMARK (" BENCH_NAMES ")");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -171,13 +237,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
-	"pressure, page-fault cost, memory of sparse small processes. Needs root "
+	"pressure, page-fault cost, memory of sparse small processes; the field's "
+	"workloads: short pipelines of small programs (shell), random access over a "
+	"large array (gups), many threads allocating a little (bloat), memcached; "
+	"shell, gups and bloat at once on one host (mixed). Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
 	"Modes: always and never set every hugepages-*/enabled (and the global "
-	"enabled); policy is always plus the --policy attached to the run's cgroup "
-	"(skipped with a note when the kernel lacks bpf_mthp_ops).\n"
+	"enabled); policy is the --host setting plus the --policy attached to the run's "
+	"cgroup, simple the same with the simple baseline policy (skipped with a note "
+	"when the kernel lacks bpf_mthp_ops); host is the --host setting alone.\n"
 	"\n"
 	"Examples:\n"
 	"  mthpctl bench redis\n"
@@ -187,17 +257,21 @@ static const char doc[] =
 	"  mthpctl bench pagefault --size 256M\n"
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
+	"  mthpctl bench gups --array-size 512M --repeats 5\n"
+	"  mthpctl bench mixed --repeats 5\n"
+	"  mthpctl bench redis --host madvise --sizes 64K\n"
+	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse", doc, mthpctl_subcommand_children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached|mixed", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = {
-		.modes = (1u << BENCH_NR_MODES) - 1,
+		.host = "always",
 		.repeats = 3,
 		.cgroup = BENCH_DEFAULT_CGROUP,
 		.timeout_ns = BENCH_RUN_TIMEOUT_NS,
@@ -208,21 +282,31 @@ int cmd_bench(int argc, char **argv)
 		.pf_size = 64ULL << 20, .pf_iterations = 16,
 		.sp_procs = 8, .sp_map_size = 32ULL << 20, .sp_stride = 128ULL << 10,
 		.sp_dense_size = 256ULL << 20, .sp_dense_passes = 4,
+		.wl_pipelines = 8, .wl_loops = 20, .wl_array_size = 256ULL << 20,
+		.wl_updates = 4000000, .wl_threads = 64, .wl_per_thread = 256ULL << 10,
+		.mc_cache_size = 1ULL << 30, .memcached = "memcached", .memaslap = "memcaslap",
 	};
 	static char auto_spec[] = "auto";
+	int n;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	/* the host's setting alone is a mode of its own only where it is not
+	 * always */
+	if (!o.modes)
+		o.modes = ((1u << BENCH_NR_MODES) - 1) &
+			  ~(strcmp(o.host, "always") ? 0 : 1u << BENCH_HOST);
 	if (!o.nr_policy_words) {
 		o.policy_text = auto_spec;
 		o.policy_words[0] = auto_spec;
 		o.nr_policy_words = 1;
 	}
 	/* a refusal skips the policy rows with a note (bench_policy_attach_opts) */
-	mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy, &o.policy_flags,
-				  o.policy_refused, sizeof(o.policy_refused));
-	if (!strcmp(o.which, "redis"))
-		return bench_redis(&o);
-	if (!strcmp(o.which, "pagefault"))
-		return bench_pagefault(&o);
-	return bench_sparse(&o);
+	if (!o.policy_object)
+		mthpctl_policy_spec_words(o.policy_words, o.nr_policy_words, &o.policy,
+					  &o.policy_flags, o.policy_refused,
+					  sizeof(o.policy_refused));
+	for (n = 0; n < NR_BENCHMARKS; n++)
+		if (!strcmp(o.which, benchmarks[n].name))
+			break;
+	return benchmarks[n].run(&o);
 }

@@ -72,6 +72,18 @@ static int to_double(const char *s, double *v)
 	return 0;
 }
 
+/* A plain decimal number >= 0 at the start of s, *end after it. */
+static int to_double_prefix(const char *s, double *v, char **end)
+{
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, end);
+	if (errno || !isfinite(*v))
+		return -EINVAL;
+	return 0;
+}
+
 enum { COL_TEST, COL_RPS, COL_AVG, COL_MIN, COL_P50, COL_P95, COL_P99, COL_MAX, NR_COLS };
 static const char *const col_names[NR_COLS] = {
 	"test", "rps", "avg_latency_ms", "min_latency_ms", "p50_latency_ms",
@@ -239,7 +251,7 @@ int bench_parse_high_list(const char *s, __u64 *out, int max)
 /* "all" or a unique prefix of a mode name: its bits added to *mask */
 static int mode_item(const char *item, void *mask)
 {
-	static const char *const names[BENCH_NR_MODES] = { "always", "never", "policy" };
+	static const char *const names[BENCH_NR_MODES] = BENCH_MODE_NAMES;
 	int i, hit = -1;
 
 	if (!strcmp(item, "all")) {
@@ -263,6 +275,63 @@ int bench_parse_modes(const char *s, unsigned int *mask)
 	if (!ret)
 		*mask = m;
 	return ret;
+}
+
+int bench_parse_memaslap(const char *buf, double *tps, double *secs)
+{
+	const char *line = NULL, *p;
+	char *end;
+
+	/* the last such line: the closing one, after any -S interval lines */
+	for (p = buf; (p = strstr(p, "Run time: ")); p++)
+		line = p;
+	if (!line)
+		return -ENOENT;
+	p = line + strlen("Run time: ");
+	if (to_double_prefix(p, secs, &end) || *end != 's')
+		return -EINVAL;
+	p = strstr(end, " TPS: ");
+	if (!p || p > strchrnul(line, '\n'))
+		return -EINVAL;
+	if (to_double_prefix(p + strlen(" TPS: "), tps, &end) || (*end != ' ' && *end != '\n' && *end))
+		return -EINVAL;
+	return 0;
+}
+
+int bench_parse_object_words(char *const words[], int n, const char **file, const char **ops,
+			     char *err, size_t len)
+{
+	static const char *const names[] = { "--object", "--ops" };
+	const char **out[] = { file, ops };
+	int i, k;
+
+	*file = *ops = NULL;
+	for (i = 0; i < n; i++) {
+		const char *w = words[i], *value = NULL;
+		size_t nl;
+
+		for (k = 0; k < 2; k++) {
+			nl = strlen(names[k]);
+			if (!strcmp(w, names[k]) && i + 1 < n)
+				value = words[++i];
+			else if (!strncmp(w, names[k], nl) && w[nl] == '=')
+				value = w + nl + 1;
+			if (value)
+				break;
+		}
+		if (!value || !*value || *out[k]) {
+			snprintf(err, len, "--policy \"--object FILE [--ops NAME]\" takes those two "
+				 "options once each: '%s' is %s", w,
+				 k < 2 && *out[k] ? "given twice" : "not one of them or lacks its value");
+			return -EINVAL;
+		}
+		*out[k] = value;
+	}
+	if (!*file) {
+		snprintf(err, len, "--ops names a map of --object's file (add --object FILE)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int bench_split_words(char *s, char **words, int max)

@@ -22,6 +22,12 @@ struct bench_redis_row {
  * Returns 0, -ENOENT (no such row) or -EINVAL (malformed). */
 int bench_parse_redis_csv(const char *buf, const char *test, struct bench_redis_row *row);
 
+/* memaslap's (memcaslap in Debian's libmemcached-tools) closing line
+ * "Run time: 0.2s Ops: 20000 TPS: 96455 Net_rate: 107.9M/s" anywhere in buf:
+ * its operations per second and run time. 0, -ENOENT (no such line) or
+ * -EINVAL (malformed). */
+int bench_parse_memaslap(const char *buf, double *tps, double *secs);
+
 /* Median of n values (v is left untouched); NAN if n == 0. NAN values are
  * ignored. */
 double bench_median(const double *v, size_t n);
@@ -46,11 +52,30 @@ int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v);
  * -EINVAL (empty item, bad size, 0) / -E2BIG (more than max). */
 int bench_parse_high_list(const char *s, __u64 *out, int max);
 
-/* Benchmark modes. */
-enum bench_mode { BENCH_ALWAYS, BENCH_NEVER, BENCH_POLICY, BENCH_NR_MODES };
+/*
+ * Benchmark modes: every size at always or never; the --policy (default
+ * auto) or the simple baseline attached to the run's cgroup, on the host's
+ * setting (--host); the host's setting alone (host: worth a row only on a
+ * madvise host, where it differs from always).
+ */
+enum bench_mode { BENCH_ALWAYS, BENCH_NEVER, BENCH_POLICY, BENCH_SIMPLE, BENCH_HOST,
+		  BENCH_NR_MODES };
+#define BENCH_MODE_NAMES	{ "always", "never", "policy", "simple", "host" }
 /* "always,never,policy" (any order, unique prefixes, "all") -> bit mask of
  * 1 << enum bench_mode. Returns 0 or -EINVAL. */
 int bench_parse_modes(const char *s, unsigned int *mask);
+/* A static setting (no policy): the oracle is the best of them. */
+static inline bool bench_mode_static(int m)
+{
+	return m != BENCH_POLICY && m != BENCH_SIMPLE;
+}
+
+/* --policy's words for a policy of the user's own: "--object FILE" and
+ * optionally "--ops NAME" (each also as --object=FILE, --ops=NAME), in any
+ * order. *file and *ops point into words (ops NULL when not given). 0, or
+ * -EINVAL with why in err. */
+int bench_parse_object_words(char *const words[], int n, const char **file, const char **ops,
+			     char *err, size_t len);
 
 /* Split a policy spec "auto --threshold 50ms" into words (in place). Returns
  * the count or -E2BIG. */

@@ -218,13 +218,62 @@ int bench_policy_attach(const struct mthpctl_policy_spec *spec, unsigned int fla
 	return ret;
 }
 
+/* attach --object FILE [--ops NAME] to cg, in this process */
+static int object_attach(const char *file, const char *ops, const char *cg, char *note,
+			 size_t len)
+{
+	const struct mthpctl_err_sink sink = { note, len };
+	struct mthpctl_attach_result res;
+	int ret, idx = cg_index(cg);
+
+	if (bench_mount_bpffs()) {
+		snprintf(note, len, "cannot mount bpffs at %s: %s", MTHPCTL_BPFFS, strerror(errno));
+		return MTHPCTL_EXIT_BPFFS;
+	}
+	ret = mthpctl_attach_object(cg, file, ops, 0, &res, &sink);
+	if (!ret && idx >= 0)
+		cgs.attached[idx] = true;
+	return ret;
+}
+
 int bench_policy_attach_opts(const struct bench_opts *o, const char *cg, char *note, size_t len)
 {
 	if (o->policy_refused[0]) {
 		snprintf(note, len, "%s", o->policy_refused);
 		return MTHPCTL_EXIT_USAGE;
 	}
+	if (o->policy_object)
+		return object_attach(o->policy_object, o->policy_ops, cg, note, len);
 	return bench_policy_attach(&o->policy, o->policy_flags, cg, note, len);
+}
+
+const char *bench_mode_thp(enum bench_mode m, const struct bench_opts *o)
+{
+	switch (m) {
+	case BENCH_ALWAYS: return "always";
+	case BENCH_NEVER: return "never";
+	default: return o->host;
+	}
+}
+
+int bench_mode_set_thp(enum bench_mode m, const struct bench_opts *o)
+{
+	return bench_set_thp(bench_mode_thp(m, o));
+}
+
+int bench_mode_attach(enum bench_mode m, const struct bench_opts *o, const char *cg,
+		      char *note, size_t len)
+{
+	static const struct mthpctl_policy_spec simple = { .policy = "simple" };
+
+	switch (m) {
+	case BENCH_POLICY:
+		return bench_policy_attach_opts(o, cg, note, len);
+	case BENCH_SIMPLE:
+		return bench_policy_attach(&simple, 0, cg, note, len);
+	default:
+		return 0;
+	}
 }
 
 void bench_policy_detach(const char *cg)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c) share, one section per file that implements it: the
+ * bench_sparse.c, and shell, gups, bloat, memcached and mixed in
+ * bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
@@ -38,9 +39,15 @@
 #define BENCH_MAX_POLICY_WORDS	16
 
 struct bench_opts {
-	const char *which;		/* redis, pagefault, sparse */
+	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached, mixed */
 	unsigned int modes;		/* 1 << enum bench_mode */
 	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
+	/* --policy "--object FILE [--ops NAME]": a policy of the user's own
+	 * (then policy and policy_flags are unused) */
+	const char *policy_object, *policy_ops;
+	/* --host: every size's enabled during the modes that keep the host's
+	 * setting (host, policy, simple, caps): "always" or "madvise" */
+	const char *host;
 	char *policy_words[BENCH_MAX_POLICY_WORDS];	/* split, in a copy */
 	int nr_policy_words;
 	/* the words read (mthpctl_policy_spec_words()), or why they are none:
@@ -71,7 +78,14 @@ struct bench_opts {
 	/* sparse */
 	unsigned int sp_procs, sp_dense_passes;
 	__u64 sp_map_size, sp_stride, sp_dense_size;
+	/* shell, gups, bloat, memcached (bench_workload.c; memcached also
+	 * takes redis' keys, requests, value_size, clients and port) */
+	unsigned int wl_pipelines, wl_loops, wl_threads;
+	__u64 wl_array_size, wl_updates, wl_per_thread;
+	__u64 mc_cache_size;
+	const char *memcached, *memaslap;
 };
+#define BENCH_WL_MAX_PIPELINES	64
 
 /* --- bench_setup.c: a run's start and end ---------------------------- */
 
@@ -97,7 +111,8 @@ void bench_env_restore(void);
 /* Save path's value for bench_restore() and write value (a sysctl such as
  * /proc/sys/kernel/bpf_stats_enabled). Returns 0 or -errno. */
 int bench_set_knob(const char *path, const char *value);
-/* Every hugepages-* and the global enabled set to "always" or "never". */
+/* Every hugepages-* and the global enabled set to value ("always",
+ * "madvise", "never"); bench_restore() puts the saved values back. */
 int bench_set_thp(const char *value);
 void bench_drop_caches(void);
 /* Write value to path (no saving). 0 or -errno. */
@@ -124,6 +139,8 @@ void bench_kill_all(void);
  * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
 int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
 __u64 bench_now_ns(void);
+/* Is name (a path, or a command found in $PATH) executable? */
+bool bench_in_path(const char *name);
 
 /* --- bench_cgroup.c: cgroups and their policies ----------------------- */
 
@@ -145,8 +162,19 @@ int bench_cg_write(const char *cg, const char *file, const char *value);
  * (nothing printed: the report carries it). */
 int bench_policy_attach(const struct mthpctl_policy_spec *spec, unsigned int flags, const char *cg,
 			char *note, size_t len);
-/* The same for --policy (o->policy). */
+/* The same for --policy (o->policy, or o->policy_object). */
 int bench_policy_attach_opts(const struct bench_opts *o, const char *cg, char *note, size_t len);
+
+/* A mode's host setting: "never" (never), "always" (always), --host's
+ * value (host, policy, simple: a policy takes from or grants to it). */
+const char *bench_mode_thp(enum bench_mode m, const struct bench_opts *o);
+/* Every size set to bench_mode_thp(). 0 or an exit code (printed). */
+int bench_mode_set_thp(enum bench_mode m, const struct bench_opts *o);
+/* The mode's policy attached to cg: --policy for policy, the simple
+ * baseline (its defaults) for simple, none for the static modes. 0, or an
+ * exit code with why in note: the caller skips the mode's rows. */
+int bench_mode_attach(enum bench_mode m, const struct bench_opts *o, const char *cg,
+		      char *note, size_t len);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over
  * CPUs): what it decided during a run. 0 or -errno. */
@@ -190,7 +218,8 @@ void bench_memstat_read(const char *cg, struct bench_memstat *m);
 
 /* --- bench_report.c: progress and the report -------------------------- */
 
-/* "always", "never" or "always+POLICY" (the policy's first word). */
+/* "always", "never", "madvise" (host on a madvise host), "HOST+POLICY"
+ * (the policy's first word, or its object's file name) or "HOST+simple". */
 const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o);
 /* Progress line on stderr unless --quiet. */
 void bench_progress(const struct bench_opts *o, const char *fmt, ...)
@@ -256,5 +285,9 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 int bench_redis(struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
+/* shell, gups, bloat and memcached (o->which): bench_workload.c */
+int bench_workload(struct bench_opts *o);
+/* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
+int bench_mixed(struct bench_opts *o);
 
 #endif

@@ -76,7 +76,7 @@ static int pf_worker(void *arg)
 	return write(a->fd, &res, sizeof(res)) == sizeof(res) ? 0 : 1;
 }
 
-/* Columns: the three modes, then the floor (--hook-cost). */
+/* Columns: the modes, then the floor (--hook-cost). */
 #define PF_FLOOR	BENCH_NR_MODES
 #define PF_NR_COLS	(BENCH_NR_MODES + 1)
 
@@ -90,8 +90,9 @@ struct pf_run {
 	__u64 calls, run_ns;
 };
 
-static bool policy_skip, floor_skip;
-static char policy_note[512], floor_note[512];
+/* the modes whose policy was refused (their rows skipped), and why */
+static bool skip[BENCH_NR_MODES], floor_skip;
+static char skip_note[BENCH_NR_MODES][512], floor_note[512];
 
 static const char *pf_col_name(int col, const struct bench_opts *o)
 {
@@ -112,22 +113,24 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 
 	r->done = false;
 	r->ns_page = NAN;
-	err = bench_set_thp(col == BENCH_NEVER ? "never" : "always");
+	/* the floor runs on the host's setting, as the policy does */
+	err = bench_mode_set_thp(col == PF_FLOOR ? BENCH_POLICY : (enum bench_mode)col, o);
 	if (err)
 		return err;
 	err = bench_cg_create("pagefault", cg, sizeof(cg));
 	if (err)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
 				     o->cgroup, strerror(-err));
-	if (col == BENCH_POLICY) {
+	if (col == BENCH_POLICY || col == BENCH_SIMPLE) {
 		__u32 last = o->pf_hook_cost ? bench_hook_last_prog_id() : 0;
 
-		if (bench_policy_attach_opts(o, cg, policy_note, sizeof(policy_note))) {
-			policy_skip = true;
-			fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
+		if (bench_mode_attach(col, o, cg, skip_note[col], sizeof(skip_note[col]))) {
+			skip[col] = true;
+			fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n",
+				bench_mode_name(col, o), skip_note[col]);
 			goto out;
 		}
-		if (o->pf_hook_cost) {
+		if (o->pf_hook_cost && col == BENCH_POLICY) {
 			prog_fd = bench_hook_find_policy_prog(last);
 			if (prog_fd < 0)
 				fprintf(stderr, "mthpctl: warning: the policy's choose_orders program "
@@ -321,8 +324,9 @@ static void pf_text_body(void *ctx)
 	char b2[64], b3[64];
 	int m, s;
 
-	if (policy_skip)
-		printf("note: policy rows skipped: %s\n", policy_note);
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (skip[m])
+			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
 	if (floor_skip)
 		printf("note: floor rows skipped: %s\n", floor_note);
 	printf("%-14s %-28s %-34s   %s\n", "mode", "ns per 4K", "vs always (per round)",
@@ -433,7 +437,7 @@ int bench_pagefault(struct bench_opts *o)
 			m = bench_round_col(sel, nsel, rep, i);
 			r = &runs[m][rep];
 			k++;
-			if ((m == BENCH_POLICY && policy_skip) || (m == PF_FLOOR && floor_skip))
+			if ((m < BENCH_NR_MODES && skip[m]) || (m == PF_FLOOR && floor_skip))
 				continue;
 			bench_progress(o, "[%d/%d] pagefault %s run %d/%u ...", k, total,
 				       pf_col_name(m, o), rep + 1, o->repeats);
@@ -509,8 +513,9 @@ int bench_pagefault(struct bench_opts *o)
 		bench_ratio_spread(pn, fn, o->repeats, &pr.page_vs_floor);
 	}
 	report.interrupted = ret == -EINTR;
-	report.notes[0] = policy_skip ? policy_note : NULL;
+	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
 	report.notes[1] = floor_skip ? floor_note : NULL;
+	report.notes[2] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;
 	pr.overhead = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_ALWAYS].ns.median);
 	pr.overhead_never = bench_pct(cols[BENCH_POLICY].ns.median, cols[BENCH_NEVER].ns.median);
 	pr.floor_overhead_never = o->pf_hook_cost ?

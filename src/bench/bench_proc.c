@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,3 +157,20 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 	return 0;
 }
 
+bool bench_in_path(const char *name)
+{
+	char *path, *dir, *save = NULL, buf[4096];
+	bool ok = false;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	if (!path)
+		return false;
+	for (dir = strtok_r(path, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+		ok = access(buf, X_OK) == 0;
+	}
+	free(path);
+	return ok;
+}

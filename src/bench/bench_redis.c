@@ -29,22 +29,6 @@
 #define REDIS_PING_INTERVAL_US		100000	/* between PINGs at start */
 #define REDIS_PING_TIMEOUT_S		1	/* one PING's answer */
 
-static bool in_path(const char *name)
-{
-	char *path, *dir, *save = NULL, buf[4096];
-	bool ok = false;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	for (dir = strtok_r(path, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-		ok = access(buf, X_OK) == 0;
-	}
-	free(path);
-	return ok;
-}
-
 static int port_busy(unsigned int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -120,7 +104,7 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 	char hbuf[32];
 	int err;
 
-	err = bench_set_thp(mode == BENCH_NEVER ? "never" : "always");
+	err = bench_mode_set_thp(mode, c->o);
 	if (err)
 		return err;
 	bench_drop_caches();
@@ -138,6 +122,14 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 	if (err)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set %s/memory.high: %s", x->cg,
 				     strerror(-err));
+	if (mode == BENCH_SIMPLE) {
+		if (bench_mode_attach(mode, c->o, x->cg, c->simple_note, sizeof(c->simple_note))) {
+			c->simple_skip = true;
+			*skip = true;
+			fprintf(stderr, "mthpctl: note: simple rows skipped: %s\n", c->simple_note);
+		}
+		return 0;
+	}
 	if (mode != BENCH_POLICY)
 		return 0;
 	if (col >= BENCH_NR_MODES) {
@@ -345,7 +337,7 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 	bench_memstat_delta(&ms0, &ms1, &r->ms);
 	bench_memstat_delta(&vm0, &vm1, &vmd);
 	r->global_pswpout = vmd.v[BENCH_MS_PSWPOUT];
-	if (col_mode(col) == BENCH_POLICY)
+	if (!bench_mode_static(col_mode(col)))
 		policy_decisions(x.cg, r);
 	/* the folios of redis-server while it still holds the data */
 	err = bench_cg_folios(x.cg, &r->folios);
@@ -401,11 +393,11 @@ int bench_redis(struct bench_opts *o)
 	if (o->repeats > REDIS_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "redis: --repeats is at most %d",
 				     REDIS_MAX_REPEATS);
-	if (!in_path(o->redis_server))
+	if (!bench_in_path(o->redis_server))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-server (Debian: apt install redis-server) "
 				     "or give --redis-server PATH", o->redis_server);
-	if (!in_path(o->redis_benchmark))
+	if (!bench_in_path(o->redis_benchmark))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-tools or give --redis-benchmark PATH",
 				     o->redis_benchmark);
@@ -455,7 +447,8 @@ int bench_redis(struct bench_opts *o)
 				m = bench_round_col(sel, nsel, rep, i);
 				r = &RUN(l, m, rep);
 				k++;
-				if ((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip)
+				if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip) ||
+				    (m == BENCH_SIMPLE && c.simple_skip))
 					continue;
 				bench_progress(o, "[%d/%d] redis %s memory.high=%s run %d/%u ...", k,
 					       total, redis_col_name(&c, m),

@@ -61,15 +61,18 @@ struct redis_ctx {
 	int ret;		/* first fatal exit code */
 	bool policy_skip;
 	char policy_note[512];
+	bool simple_skip;		/* the simple baseline was refused: why */
+	char simple_note[512];
 	int ncols;
 	char cap_names[BENCH_MAX_LIST][24];	/* "cap-16K" */
 	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
 };
 
-/* Every column but the policy's: the oracle is the best of them. */
+/* Every column but the policies' (caps are static): the oracle is the
+ * best of them. */
 static inline bool redis_is_static(int col)
 {
-	return col != BENCH_POLICY;
+	return bench_mode_static(col);
 }
 
 /* "always", "never", "always+auto", "cap-16K" */

@@ -201,6 +201,7 @@ struct redis_report {
 	struct redis_cell *cells;	/* CELL(level, column) */
 	int oracle[BENCH_MAX_LIST];	/* per level: the oracle column or -1 */
 	char note[600];			/* "policy rows skipped: ..." */
+	char simple_note[600];		/* "simple rows skipped: ..." */
 };
 
 static void redis_json_config(struct jw *w, const struct bench_opts *o)
@@ -356,6 +357,8 @@ static void redis_text_body(void *ctx)
 
 	if (c->policy_skip)
 		printf("note: policy and cap rows skipped: %s\n", c->policy_note);
+	if (c->simple_skip)
+		printf("note: simple rows skipped: %s\n", c->simple_note);
 	for (l = 0; l < o->nr_high; l++) {
 		const char *oname = oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : "-";
 
@@ -444,7 +447,7 @@ static void redis_text_body(void *ctx)
 	}
 	printf("\n(intervals: bootstrap 95%% of the median, %d resamples, fixed seed; ratios per "
 	       "interleaved round; \"not distinguishable\": the ratio's interval holds 1.0;\n"
-	       " oracle: the static setting (always, never, caps) with the best median rps; "
+	       " oracle: the static setting (always, never, host, caps) with the best median rps; "
 	       "stall ms: memory.pressure full total; high ev: memory.events high)\n",
 	       BENCH_BOOT_RESAMPLES);
 }
@@ -471,6 +474,11 @@ int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis
 	if (c->policy_skip) {
 		snprintf(p.note, sizeof(p.note), "policy rows skipped: %s", c->policy_note);
 		r.notes[0] = p.note;
+	}
+	if (c->simple_skip) {
+		snprintf(p.simple_note, sizeof(p.simple_note), "simple rows skipped: %s",
+			 c->simple_note);
+		r.notes[1] = p.simple_note;
 	}
 	return bench_report(o, &r);
 }

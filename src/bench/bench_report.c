@@ -73,6 +73,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 		jw_kbool(w, "interrupted", r->interrupted);
 		jw_key(w, "config");
 		jw_obj_open(w);
+		jw_kstr(w, "host", o->host);	/* --host: every benchmark has it */
 		r->json_config(w, o);
 		jw_obj_close(w);
 		jw_key(w, "notes");
@@ -103,12 +104,24 @@ const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o)
 {
 	static char buf[64];
 
+	const char *slash;
+
 	switch (m) {
 	case BENCH_ALWAYS: return "always";
 	case BENCH_NEVER: return "never";
+	case BENCH_HOST: return o->host;
+	case BENCH_SIMPLE:
+		snprintf(buf, sizeof(buf), "%s+simple", o->host);
+		return buf;
 	default:
-		snprintf(buf, sizeof(buf), "always+%s",
-			 o->nr_policy_words ? o->policy_words[0] : "auto");
+		if (o->policy_object) {
+			slash = strrchr(o->policy_object, '/');
+			snprintf(buf, sizeof(buf), "%s+%s", o->host,
+				 slash ? slash + 1 : o->policy_object);
+		} else {
+			snprintf(buf, sizeof(buf), "%s+%s", o->host,
+				 o->nr_policy_words ? o->policy_words[0] : "auto");
+		}
 		return buf;
 	}
 }

@@ -79,8 +79,9 @@ struct sp_run {
 	struct bench_memstat ms;	/* the large cgroup's memory.stat delta */
 };
 
-static bool policy_skip;
-static char policy_note[512];
+/* the modes whose policy was refused (their rows skipped), and why */
+static bool skip[BENCH_NR_MODES];
+static char skip_note[BENCH_NR_MODES][512];
 
 static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, bool *done)
 {
@@ -97,7 +98,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	__u64 ns;
 
 	*done = false;
-	err = bench_set_thp(mode == BENCH_NEVER ? "never" : "always");
+	err = bench_mode_set_thp(mode, o);
 	if (err)
 		return err;
 	err = bench_cg_create("sparse", parent, sizeof(parent));
@@ -110,10 +111,10 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 				    o->cgroup, strerror(-err));
 		goto out;
 	}
-	if (mode == BENCH_POLICY &&
-	    bench_policy_attach_opts(o, parent, policy_note, sizeof(policy_note))) {
-		policy_skip = true;
-		fprintf(stderr, "mthpctl: note: policy rows skipped: %s\n", policy_note);
+	if (bench_mode_attach(mode, o, parent, skip_note[mode], sizeof(skip_note[mode]))) {
+		skip[mode] = true;
+		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
+			skip_note[mode]);
 		goto out;
 	}
 	if (pipe2(lp, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
@@ -271,8 +272,9 @@ static void sp_text_body(void *ctx)
 	const struct bench_opts *o = p->o;
 	int m;
 
-	if (policy_skip)
-		printf("note: policy rows skipped: %s\n", policy_note);
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (skip[m])
+			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
 	printf("%-14s %14s %14s %9s %-22s %-32s %12s\n", "mode", "small current",
 	       "small peak", "vs never", "large s", "large vs always (per round)",
 	       "mTHP allocs");
@@ -345,7 +347,7 @@ int bench_sparse(struct bench_opts *o)
 
 			m = bench_round_col(sel, nsel, rep, i);
 			k++;
-			if (m == BENCH_POLICY && policy_skip)
+			if (skip[m])
 				continue;
 			bench_progress(o, "[%d/%d] sparse %s run %d/%u ...", k, total,
 				       bench_mode_name(m, o), rep + 1, o->repeats);
@@ -400,6 +402,7 @@ int bench_sparse(struct bench_opts *o)
 		bench_memstat_median(ms, sr.n[m], &sr.msm[m]);
 	}
 	report.interrupted = ret == -EINTR;
-	report.notes[0] = policy_skip ? policy_note : NULL;
+	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
+	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;
 	return bench_report(o, &report);
 }

@@ -40,9 +40,10 @@ var optKinds = map[string]optKind{
 
 // Which options each policy takes (mthpctl-attach(8), OPTIONS).
 var policyOpts = map[string][]string{
-	"auto":  {"threshold", "window", "min-usage", "max-size"},
-	"fixed": {"max-size"},
-	"never": {},
+	"auto":   {"threshold", "window", "min-usage", "max-size"},
+	"fixed":  {"max-size"},
+	"never":  {},
+	"simple": {"threshold", "window", "max-size"},
 }
 
 // ParseSpec reads an annotation value. The error says what is wrong and
@@ -55,7 +56,7 @@ func ParseSpec(s string) (Spec, error) {
 	sp := Spec{Policy: words[0], Opts: map[string]string{}}
 	allowed, ok := policyOpts[sp.Policy]
 	if !ok {
-		return Spec{}, fmt.Errorf("unknown policy %q: the first word is auto, fixed or never", words[0])
+		return Spec{}, fmt.Errorf("unknown policy %q: the first word is auto, fixed, never or simple", words[0])
 	}
 	for _, w := range words[1:] {
 		if w == "private" {

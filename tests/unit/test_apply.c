@@ -118,13 +118,13 @@ static void conf_refused(void **state)
 		"p.conf:3: [/a]: bad window '5x' (a duration from 10ms to 60s, e.g. 1s)");
 	refused("\n[/a]\npolicy = fixed\n", "p.conf:3: [/a]: policy fixed needs max-size SIZE (e.g. 64K)");
 	refused("[/a]\nmin-usage = 1M\npolicy = never\n",
-		"p.conf:2: [/a]: threshold, window and min-usage apply to policy auto only");
+		"p.conf:2: [/a]: threshold and window apply to policy auto and simple, min-usage to auto only");
 	refused("[/a]\nmax-size = 4M\n", "p.conf:2: [/a]: bad max-size '4M': above 2M, the largest THP size of "
 		"this kernel (hpage_pmd_size); leave it out for no cap");
 	refused("[/a]\nthreshold = 2s\n", "p.conf:2: [/a]: threshold must not exceed window (stall per window)");
 	/* the error of the first bad section, even if a later one is bad too */
 	refused("[/a]\npolicy = bogus\n[/b]\nwindow = 0s\n",
-		"p.conf:2: [/a]: unknown policy 'bogus' (use auto, fixed or never)");
+		"p.conf:2: [/a]: unknown policy 'bogus' (use auto, fixed, never or simple)");
 }
 
 static void spec_build(void **state)
@@ -159,7 +159,7 @@ static void spec_build(void **state)
 	assert_int_equal(f, MTHPCTL_SPEC_THRESHOLD);
 	s = (struct mthpctl_policy_spec){ .policy = "" };
 	assert_int_equal(mthpctl_policy_build(&s, TOP, PAGE, "--", &p, e, sizeof(e), NULL), MTHPCTL_EXIT_USAGE);
-	assert_string_equal(e, "unknown policy '' (use auto, fixed or never)");
+	assert_string_equal(e, "unknown policy '' (use auto, fixed, never or simple)");
 }
 
 /* bench's --policy words: attach's options of a built-in policy, typed */

@@ -164,7 +164,11 @@ static void lists(void **state)
 	assert_int_equal(bench_parse_modes("p,a", &m), 0);
 	assert_int_equal(m, (1 << BENCH_POLICY) | (1 << BENCH_ALWAYS));
 	assert_int_equal(bench_parse_modes("all", &m), 0);
-	assert_int_equal(m, 7);
+	assert_int_equal(m, (1 << BENCH_NR_MODES) - 1);
+	assert_int_equal(bench_parse_modes("simple,host", &m), 0);
+	assert_int_equal(m, (1 << BENCH_SIMPLE) | (1 << BENCH_HOST));
+	assert_false(bench_mode_static(BENCH_SIMPLE) || bench_mode_static(BENCH_POLICY));
+	assert_true(bench_mode_static(BENCH_HOST) && bench_mode_static(BENCH_NR_MODES));
 	assert_int_equal(bench_parse_modes("never", &m), 0);
 	assert_int_equal(m, 1 << BENCH_NEVER);
 	assert_int_equal(bench_parse_modes("sometimes", &m), -EINVAL);
@@ -176,6 +180,62 @@ static void lists(void **state)
 	assert_string_equal(w[1], "--max-size");
 	assert_string_equal(w[2], "64K");
 	assert_int_equal(bench_split_words(spec2, w, 2), -E2BIG);
+}
+
+/* memaslap's closing line, as Debian's memcaslap 1.1.4 prints it */
+static void memaslap_output(void **state)
+{
+	static const char out[] =
+		"servers: 127.0.0.1:16393\nthreads count: 1\nconcurrency: 8\n"
+		"cmd_get: 18000\ncmd_set: 2000\nget_misses: 0\n\n"
+		"Run time: 0.2s Ops: 20000 TPS: 96455 Net_rate: 107.9M/s\n";
+	static const char two[] =
+		"Run time: 1.0s Ops: 10 TPS: 10 Net_rate: 1M/s\n"
+		"Run time: 12.5s Ops: 200000 TPS: 16000 Net_rate: 9.1M/s\n";
+	double tps = 0, secs = 0;
+
+	assert_int_equal(bench_parse_memaslap(out, &tps, &secs), 0);
+	assert_true(tps == 96455 && secs == 0.2);
+	/* the last line is the closing one */
+	assert_int_equal(bench_parse_memaslap(two, &tps, &secs), 0);
+	assert_true(tps == 16000 && secs == 12.5);
+	assert_int_equal(bench_parse_memaslap("connection refused\n", &tps, &secs), -ENOENT);
+	assert_int_equal(bench_parse_memaslap("Run time: xs Ops: 1 TPS: 1\n", &tps, &secs),
+			 -EINVAL);
+	assert_int_equal(bench_parse_memaslap("Run time: 1s Ops: 1\nTPS: 5\n", &tps, &secs),
+			 -EINVAL);
+	assert_int_equal(bench_parse_memaslap("Run time: 1s Ops: 1 TPS: -5\n", &tps, &secs),
+			 -EINVAL);
+}
+
+/* --policy "--object FILE [--ops NAME]" */
+static void object_words(void **state)
+{
+	char *ok1[] = { "--object", "my.bpf.o" }, *ok2[] = { "--ops=x_ops", "--object=a/b.o" };
+	char *bad[][3] = {
+		{ "--ops", "x" },			/* no --object */
+		{ "--object" },				/* its value missing */
+		{ "--object", "a.o", "--private" },	/* not an option of its */
+		{ "--object", "a.o", "--object=b.o" },	/* twice */
+		{ "--object=" },			/* empty */
+	};
+	static const int nbad[] = { 2, 1, 3, 3, 1 };
+	const char *file, *ops;
+	char err[256];
+	unsigned int i;
+
+	assert_int_equal(bench_parse_object_words(ok1, 2, &file, &ops, err, sizeof(err)), 0);
+	assert_string_equal(file, "my.bpf.o");
+	assert_null(ops);
+	assert_int_equal(bench_parse_object_words(ok2, 2, &file, &ops, err, sizeof(err)), 0);
+	assert_string_equal(file, "a/b.o");
+	assert_string_equal(ops, "x_ops");
+	for (i = 0; i < sizeof(nbad) / sizeof(nbad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(bench_parse_object_words(bad[i], nbad[i], &file, &ops, err,
+							  sizeof(err)), -EINVAL);
+		assert_true(err[0] != '\0');
+	}
 }
 
 static void spread(void **state)
@@ -399,7 +459,7 @@ int run_bench_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(counts), cmocka_unit_test(round_order),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(counts), cmocka_unit_test(round_order),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list),

@@ -29,12 +29,12 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 }
 
 /* Does the BPF program (bpf/mthp.bpf.c: choose_slow(), choose_orders())
- * pass a mapping for this call? The auto policy's page faults always get
- * one (vma_info() of the faulting VMA, which is never NULL); every other
- * call gets NULL. The tests give mthpctl_orders() only such inputs. */
+ * pass a mapping for this call? The page faults of auto and simple always
+ * get one (vma_info() of the faulting VMA, which is never NULL); every
+ * other call gets NULL. The tests give mthpctl_orders() only such inputs. */
 static int bpf_passes_vma(const struct mthpctl_params *p, __u32 tva)
 {
-	return p->policy == MTHPCTL_POLICY_AUTO && tva == MTHPCTL_TVA_PAGEFAULT;
+	return mthpctl_policy_sampled(p->policy) && tva == MTHPCTL_TVA_PAGEFAULT;
 }
 
 /* The anonymous orders allowed for a call of type tva offering all of
@@ -698,6 +698,66 @@ static void fixed_and_never(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 }
 
+/* Feed one sample with a headroom (bytes to the nearest limit). */
+static void feed_headroom(const struct mthpctl_params *p, struct mthpctl_state *s,
+			  __u64 t_ms, __u64 stall_ms, __u64 usage_mb, __u64 headroom)
+{
+	struct mthpctl_sample x = {
+		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
+		.headroom = headroom, .flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
+	};
+
+	mthpctl_update(p, s, &x);
+}
+
+/* simple: 4 KiB while stalled or at the limit, every size otherwise; no
+ * history (the next sample without either gives every size back at once),
+ * no low-usage or sparse rule, MADV_COLLAPSE not refused. */
+static void simple_rule(void **state)
+{
+	const struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
+	struct mthpctl_params p = auto_p;
+	struct mthpctl_state s = {};
+	__u32 r;
+
+	p.policy = MTHPCTL_POLICY_SIMPLE;
+	/* not sampled yet: no evidence of pressure, every size */
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	/* a small cgroup (1 MiB) and a sparse mapping: still every size */
+	feed(&p, &s, 1000, 0, 1);
+	feed(&p, &s, 2000, 0, 1);
+	assert_true((ALL_ANON & mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
+					       &sparse, &r)) == ALL_ANON);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == ALL_ANON);
+	/* stall at the threshold (100 ms in a 1 s window): 4 KiB, for every
+	 * type but MADV_COLLAPSE */
+	feed(&p, &s, 3000, 100, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
+	/* just below it: every size again at once (auto would hold a rung) */
+	feed(&p, &s, 4000, 199, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	/* no stall but at the limit: 2 MiB to memory.high at 64 MiB used
+	 * (below 1/16 of it) */
+	feed_headroom(&p, &s, 5000, 199, 64, 2 * MB);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	/* 8 MiB of headroom is not at the limit */
+	feed_headroom(&p, &s, 6000, 199, 64, 8 * MB);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	/* --max-size caps it when free; under pressure 4 KiB still */
+	p.max_order = 4;
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x1c);
+	assert_int_equal(r, MTHPCTL_REASON_CAP);
+	feed(&p, &s, 7000, 400, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+}
+
 /* mthpctl_orders() written in one piece, without the split into the
  * cgroup-wide answer and the per-call rules: the reference the split must
  * match. */
@@ -991,7 +1051,8 @@ int run_policy_tests(void)
 		cmocka_unit_test(sample_interval), cmocka_unit_test(small_cgroup_under_pressure),
 		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),
-		cmocka_unit_test(fixed_and_never), cmocka_unit_test(memo_composition),
+		cmocka_unit_test(fixed_and_never), cmocka_unit_test(simple_rule),
+		cmocka_unit_test(memo_composition),
 		cmocka_unit_test(memo_word_tags), cmocka_unit_test(fault_reason_test),
 		cmocka_unit_test(unknown_rates),
 		cmocka_unit_test(rate_scaling),

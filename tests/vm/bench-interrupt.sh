@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `mthpctl bench` restores everything when interrupted: start a run, send
 # SIGINT (redis, while redis-benchmark runs) or SIGTERM (sparse, while the
-# large process runs; pagefault --hook-cost while the policy runs), then check the exit status (128+N),
+# large process runs; pagefault --hook-cost while the policy runs; gups
+# --host madvise while the array is updated), then check the exit status (128+N),
 # every THP enabled value and overcommit back, the bench cgroup gone, no
 # redis process, no policy pins, no temporary directory. As root in the VM:
 #
@@ -92,6 +93,10 @@ interrupt pagefault_hook INT '[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 1 
 # (cgroup.procs has size 0 in stat: read it, [ -s ] is never true)
 interrupt sparse TERM '[ -n "$(cat "$BENCH_CG"/sparse/large/cgroup.procs 2>/dev/null)" ]' \
 	sparse --procs 4 --map-size 64M --stride 64K --dense-size 256M --dense-passes 100 --repeats 2
+# --host madvise: every size was at madvise for the run; the values found
+# (bench_perturb: global madvise, sizes inherit, 64K madvise) come back
+interrupt gups_madvise TERM '[ -n "$(cat "$BENCH_CG"/gups/cgroup.procs 2>/dev/null)" ] && grep -q "\[madvise\]" /sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled' \
+	gups --host madvise --modes host,policy --array-size 256M --updates 10000000000 --repeats 2
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

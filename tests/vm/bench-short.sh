@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # A short run of every `mthpctl bench` benchmark (tiny sizes, one repeat;
-# redis with one per-size cap, pagefault also with --hook-cost) on
+# redis with one per-size cap, pagefault also with --hook-cost, with
+# --host madvise and with a policy object of the user's own) on
 # the patched kernel, as root in the VM (< 3 minutes under TCG):
 #
 #   scripts/vm-run.sh -k KDIR -- tests/vm/bench-short.sh
@@ -73,9 +74,9 @@ run() {		# NAME ARGS... : run bench with -j, check restore
 
 # the policy rows are there: bench attaches in-process with attach's own
 # code, and a failure would only show as a skipped row with a note
-modes="(len(m) == 3 and not j['notes'])"
-# redis with one cap (--sizes 64K): 4 rows
-rmodes="(len(m) == 4)"
+modes="(len(m) == 4 and not j['notes'])"
+# redis with one cap (--sizes 64K): 5 rows
+rmodes="(len(m) == 5)"
 # every timing with its spread, the companions attributable to the cgroup
 spread="all(set(x['spread'][k]) >= {'median', 'min', 'max', 'ci95_lo', 'ci95_hi', 'n'} for k in ('rps', 'avg_ms', 'p50_ms', 'p99_ms'))"
 companions="len(x['folio_bytes']) == 10 and 'pmd_bytes' in x and set(x['memory_stat_delta']) == {'pswpout', 'pswpin', 'thp_swpout', 'thp_swpout_fallback', 'workingset_refault_anon', 'pgmajfault'} and isinstance(x['swap_attribution']['agree'], bool)"
@@ -92,7 +93,7 @@ if run redis redis --keys 3000 --requests 3000 --clients 4 --pipeline 8 --high m
 	result "redis: memory.stat keys read" $? "pgmajfault absent"
 fi
 if run pagefault pagefault --size 16M --iterations 2; then
-	check pf "$out/pagefault.json" "($modes for m in [j['modes']]) and all(x['ns_per_4k'] > 0 and x['ns_per_4k_spread']['n'] == 1 for x in j['modes']) and (j['policy_overhead_pct'] is not None) == (len(j['modes']) == 3)"
+	check pf "$out/pagefault.json" "($modes for m in [j['modes']]) and all(x['ns_per_4k'] > 0 and x['ns_per_4k_spread']['n'] == 1 for x in j['modes']) and (j['policy_overhead_pct'] is not None) == (len(j['modes']) == 4)"
 	result "pagefault JSON" $? "unexpected JSON (above)"
 	# counts, not time: one run of 2 iterations under TCG cannot order the
 	# modes' ns per 4K (CI saw always 53,440 ns vs never 25,528 ns once).
@@ -125,6 +126,60 @@ if run sparse sparse --procs 4 --map-size 16M --stride 256K --dense-size 32M --d
 	check sp2 "$out/sparse.json" "[x for x in j['modes'] if x['mode'] == 'always'][0]['small_memory_current'] > [x for x in j['modes'] if x['mode'] == 'never'][0]['small_memory_current']"
 	result "sparse: always uses more memory than never" $? "not more"
 fi
+# every mode, simple beside auto: always, never, always+auto, always+simple
+wmodes="[x['mode'] for x in j['modes']] == ['always', 'never', 'always+auto', 'always+simple'] and not j['notes'] and j['oracle_mode'] in ('always', 'never')"
+# the deterministic companions of every row
+wfig="all(x['memory_peak']['median'] > 0 and x['pgfault'] > 0 and x['seconds']['median'] > 0 and len(x['folio_bytes']) == 10 and 'pswpout' in x['memory_stat_delta'] for x in j['modes'])"
+wf="(f := {x['mode']: x for x in j['modes']}) and"
+if run shell shell --pipelines 4 --loops 2; then
+	check sh "$out/shell.json" "$wmodes and $wfig"
+	result "shell JSON: every mode, time, peak, faults" $? "unexpected JSON (above)"
+fi
+if run gups gups --array-size 32M --updates 100000; then
+	check gu "$out/gups.json" "$wmodes and $wfig and all(x['fill_seconds']['median'] > 0 for x in j['modes'])"
+	result "gups JSON: every mode, fill and update time, peak, faults" $? "unexpected JSON (above)"
+	# the array is all there while held: at least 32M of anon folios;
+	# always fills it with 2M folios, never with 4K ones only
+	check gu2 "$out/gups.json" "$wf all(sum(b['bytes'] for b in x['folio_bytes']) >= 32 << 20 for x in j['modes']) and f['always']['pmd_bytes'] >= 16 << 20 and f['never']['pmd_bytes'] == 0"
+	result "gups: the array's folios, always 2M, never 4K" $? "unexpected folio sizes (above)"
+fi
+if run bloat bloat --threads 16 --per-thread 64K; then
+	check bl "$out/bloat.json" "$wmodes and $wfig"
+	result "bloat JSON: every mode, time, peak, faults" $? "unexpected JSON (above)"
+	check bl2 "$out/bloat.json" "$wf f['always']['memory_peak']['median'] >= f['never']['memory_peak']['median']"
+	result "bloat: always' peak at least never's" $? "less (above)"
+fi
+# mixed: the three at once; each workload's ratio to its own best static
+# setting, the geometric mean, the best single global setting named
+if run mixed mixed --pipelines 2 --loops 2 --array-size 32M --updates 100000 --threads 8 --per-thread 64K; then
+	check mx "$out/mixed.json" "[x['mode'] for x in j['modes']] == ['always', 'never', 'always+auto', 'always+simple'] and not j['notes'] and j['best_global_mode'] in ('always', 'never') and all(x['geomean_vs_own_best_static']['median'] > 0 and set(x['workloads']) == {'shell', 'gups', 'bloat'} and all(w['seconds']['median'] > 0 and w['memory_peak']['median'] > 0 for w in x['workloads'].values()) for x in j['modes'])"
+	result "mixed JSON: every mode, three workloads, geometric mean, best global setting" $? "unexpected JSON (above)"
+	# gups' array under always is in 2M folios, under never in 4K ones
+	check mx2 "$out/mixed.json" "(f := {x['mode']: x['workloads']['gups'] for x in j['modes']}) and f['always']['pmd_bytes'] >= 16 << 20 and f['never']['pmd_bytes'] == 0"
+	result "mixed: gups' folios, always 2M, never 4K" $? "unexpected folio sizes (above)"
+fi
+# memcached loaded by memaslap from outside its cgroup: 2000 keys of 1K
+if run memcached memcached --keys 2000 --requests 20000 --clients 4 --port 16394; then
+	check mc "$out/memcached.json" "$wmodes and $wfig and all(x['ops_per_second']['median'] > 0 for x in j['modes'])"
+	result "memcached JSON: every mode, ops/s, peak, faults" $? "unexpected JSON (above)"
+	# memcached holds its items when its folios are read: 2000 x 1K
+	check mc2 "$out/memcached.json" "all(sum(b['bytes'] for b in x['folio_bytes']) >= 2 << 20 for x in j['modes'])"
+	result "memcached: its items' memory seen by size" $? "less than 2 MiB (above)"
+fi
+# --host madvise: the host row keeps 4K pages (nothing advised), the
+# always row gets 2M; simple and auto grant on the madvise host
+if run pf_madvise pagefault --size 16M --iterations 2 --host madvise; then
+	check pfm "$out/pf_madvise.json" "$wf j['config']['host'] == 'madvise' and sorted(f) == ['always', 'madvise', 'madvise+auto', 'madvise+simple', 'never'] and not j['notes'] and f['madvise']['largest_folio_kb'] == 4 and f['always']['largest_folio_kb'] == 2048 and f['madvise+simple']['largest_folio_kb'] == 2048"
+	result "pagefault --host madvise: host row 4K, always 2M, simple grants 2M" $? "unexpected JSON (above)"
+fi
+# a policy of the user's own: the example object (4K below 64M mappings)
+obj=$top/.output/example_vma_size.bpf.o
+if run pf_object pagefault --size 16M --iterations 2 --modes policy --policy "--object $obj"; then
+	check pfo "$out/pf_object.json" "[x['mode'] for x in j['modes']] == ['always+example_vma_size.bpf.o'] and not j['notes'] and j['modes'][0]['largest_folio_kb'] == 4"
+	result "pagefault --policy '--object FILE': its rows, 4K below 64M as it says" $? "unexpected JSON (above)"
+fi
+"$M" bench pagefault --policy "--object /nonexistent.bpf.o" >/dev/null 2>"$out/noobj.err"; rc=$?
+result "an unreadable --policy object is a usage error" $([ $rc = 1 ] && grep -q nonexistent "$out/noobj.err"; echo $?) "exit $rc: $(cat "$out/noobj.err")"
 
 # errors: not a benchmark, busy port
 "$M" bench nosuch >/dev/null 2>&1; rc=$?

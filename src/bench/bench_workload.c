@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench shell, gups, bloat and memcached: workloads the field judges THP
+ * policies with, each run in its own cgroup <bench>/<name> in every mode.
+ *
+ *   shell  concurrent pipelines of small programs (UnixBench shell8's shape:
+ *          many short-lived small processes, where large folios only cost)
+ *   gups   a large array written once per 4 KiB page in random order, then
+ *          random read-modify-write updates (GUPS' shape: a hash table or an
+ *          index filled as keys arrive)
+ *   bloat  many threads, each allocating a little with malloc (glibc gives
+ *          threads arenas of their own: the RSS bloat THP is blamed for)
+ *   memcached  Debian's memcached in the cgroup, loaded by Debian's memaslap
+ *          (memcaslap) from outside it
+ *
+ * bench mixed (bench_mixed.c) runs shell, gups and bloat at once.
+ *
+ * One child process runs the workload in the cgroup, sends its timing and
+ * holds its memory; then the figures that do not depend on timing are read
+ * (memory.current, the anonymous folios of the cgroup's processes by size),
+ * and at the end memory.peak and the memory.stat deltas (faults,
+ * swap-outs). Under TCG the emulator's soft TLB does not turn large pages
+ * into time (see mthpctl-bench(8)): gups' time shows fault and zeroing
+ * cost, its folio bytes show what hardware would gain from.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "bench_common.h"
+#include "bench_workload.h"
+#include "mthpctl.h"
+#include "parse.h"
+
+#define WL_PAGE		4096ULL
+#define WL_MAX_FD	1024	/* mthpctl opens far fewer */
+/* the seed of gups' fill order and updates: every run and mode touches the
+ * same pages in the same order */
+#define WL_GUPS_SEED	0x67757073ULL	/* "gups" */
+
+/* --- the workloads (in the child) ------------------------------------- */
+
+/* shell: each pipeline a /bin/sh running the loop; all in parallel */
+static int shell_run(const struct bench_opts *o, struct wl_result *res)
+{
+	char script[512], loops[16];
+	pid_t pids[BENCH_WL_MAX_PIPELINES];
+	unsigned int i, started = 0;
+	int status, err = 0;
+	__u64 t0 = bench_now_ns();
+
+	/* small programs, each a fork and exec: seq, sort, od, grep, wc */
+	snprintf(script, sizeof(script),
+		 "i=0; while [ $i -lt $0 ]; do seq 1 2000 | sort -nr | od -An -tx4 | "
+		 "grep -c 7 | wc -c >/dev/null || exit 1; i=$((i + 1)); done");
+	snprintf(loops, sizeof(loops), "%u", o->wl_loops);
+	for (i = 0; i < o->wl_pipelines; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			err = errno;
+			break;
+		}
+		if (!pids[i]) {
+			execl("/bin/sh", "sh", "-c", script, loops, (char *)NULL);
+			_exit(127);
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			err = err ? err : ECHILD;
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	res->err = err;
+	return err ? -err : 0;
+}
+
+/* gups: the fill in random order (a Fisher-Yates permutation of the pages),
+ * every word of a page written when its turn comes, then random updates */
+static int gups_run(const struct bench_opts *o, struct wl_result *res)
+{
+	__u64 npages = o->wl_array_size / WL_PAGE, nwords = o->wl_array_size / 8;
+	__u64 seed = WL_GUPS_SEED, i, j, w, t0;
+	__u64 *table;
+	__u32 *order, tmp;
+
+	order = malloc(npages * sizeof(*order));
+	if (!order) {
+		res->err = ENOMEM;
+		return -ENOMEM;
+	}
+	for (i = 0; i < npages; i++)
+		order[i] = i;
+	for (i = npages - 1; i > 0; i--) {
+		j = bench_prng_next(&seed) % (i + 1);
+		tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	table = mmap(NULL, o->wl_array_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (table == MAP_FAILED) {
+		res->err = errno;
+		free(order);
+		return -res->err;
+	}
+	t0 = bench_now_ns();
+	for (i = 0; i < npages; i++) {
+		__u64 *page = table + (__u64)order[i] * (WL_PAGE / 8);
+
+		for (w = 0; w < WL_PAGE / 8; w++)
+			page[w] = (__u64)order[i] * (WL_PAGE / 8) + w;
+	}
+	res->fill_secs = (bench_now_ns() - t0) / 1e9;
+	free(order);
+	for (i = 0; i < o->wl_updates; i++) {
+		__u64 r = bench_prng_next(&seed);
+
+		table[r % nwords] ^= r;
+	}
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return 0;	/* the table stays mapped: the parent reads its folios */
+}
+
+/* bloat: threads that allocate and write a little each, then wait */
+struct bloat_shared {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int ready;
+	int err;
+	__u64 per_thread;
+};
+
+static void *bloat_thread(void *arg)
+{
+	struct bloat_shared *b = arg;
+	__u64 done = 0;
+	int err = 0;
+
+	/* 1 KiB at a time, as a server's per-connection objects come */
+	while (done < b->per_thread) {
+		char *p = malloc(1024);
+
+		if (!p) {
+			err = ENOMEM;
+			break;
+		}
+		memset(p, 0x5a, 1024);
+		done += 1024;
+	}
+	pthread_mutex_lock(&b->lock);
+	b->ready++;
+	if (err)
+		b->err = err;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	for (;;)		/* hold the memory until the process ends */
+		pause();
+	return NULL;
+}
+
+static int bloat_run(const struct bench_opts *o, struct wl_result *res)
+{
+	static struct bloat_shared b = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	unsigned int i, started = 0;
+	pthread_t t;
+	__u64 t0 = bench_now_ns();
+
+	b.per_thread = o->wl_per_thread;
+	for (i = 0; i < o->wl_threads; i++) {
+		if (pthread_create(&t, NULL, bloat_thread, &b)) {
+			res->err = EAGAIN;
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&b.lock);
+	while (b.ready < started)
+		pthread_cond_wait(&b.cond, &b.lock);
+	if (b.err)
+		res->err = b.err;
+	pthread_mutex_unlock(&b.lock);
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return res->err ? -res->err : 0;
+}
+
+/* --- memcached (in the parent: the server in the cgroup, the load
+ * generator outside it, as redis) ------------------------------------- */
+
+#define MC_START_TIMEOUT_NS	(30 * NSEC_PER_SEC)
+#define MC_CONNECT_INTERVAL_US	100000
+
+static bool mc_listening(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* memcached in cg (*server: its pid, left running with its data), then
+ * memaslap from outside. 0, an exit code (printed) or -EINTR. */
+static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
+			   pid_t *server)
+{
+	char port[16], mem[24], ops[24], conc[16], win[24], srv[48];
+	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
+	size_t off = 0;
+	int p[2], status, cfg_fd;
+	pid_t cli;
+	__u64 t0;
+
+	snprintf(port, sizeof(port), "%u", o->port);
+	snprintf(mem, sizeof(mem), "%llu", (unsigned long long)(o->mc_cache_size >> 20));
+	{
+		/* no UDP; the cache's own memory is allocated as items come
+		 * (no -L: no preallocation) */
+		char *argv[] = { (char *)o->memcached, "-u", "nobody", "-l", "127.0.0.1",
+				 "-p", port, "-U", "0", "-m", mem, "-t", "2", NULL };
+
+		*server = bench_spawn(cg, argv, -2, -2, NULL, NULL);
+	}
+	if (*server < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memcached,
+				     strerror(-*server));
+	t0 = bench_now_ns();
+	while (!mc_listening(o->port)) {
+		if (bench_stop)
+			return -EINTR;
+		if (bench_wait(*server, 1, &status) == 0) {
+			*server = -1;
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s exited at start (port %u busy?)",
+					     o->memcached, o->port);
+		}
+		if (bench_now_ns() - t0 > MC_START_TIMEOUT_NS)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "memcached does not listen on port %u",
+					     o->port);
+		usleep(MC_CONNECT_INTERVAL_US);
+	}
+	snprintf(srv, sizeof(srv), "127.0.0.1:%u", o->port);
+	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->requests);
+	snprintf(conc, sizeof(conc), "%u", o->clients);
+	/* memaslap's key space is its window per connection, in thousands */
+	snprintf(win, sizeof(win), "%lluk",
+		 (unsigned long long)((o->keys + 1000ULL * o->clients - 1) / (1000ULL * o->clients)));
+	/* the key and value sizes and the get/set mix, as a file: without one
+	 * memaslap writes its defaults to ~/.memslap.cnf and stops where the
+	 * home directory is read-only (the VM's) */
+	cfg_fd = mkstemp(cfg);
+	if (cfg_fd < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a file in /tmp: %s",
+				     strerror(errno));
+	dprintf(cfg_fd, "key\n64 64 1\nvalue\n%llu %llu 1\ncmd\n0 0.1\n1 0.9\n",
+		(unsigned long long)o->value_size, (unsigned long long)o->value_size);
+	close(cfg_fd);
+	if (pipe2(p, O_CLOEXEC)) {
+		unlink(cfg);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	}
+	{
+		char *argv[] = { (char *)o->memaslap, "-s", srv, "-x", ops, "-T", "1", "-c", conc,
+				 "-w", win, "-F", cfg, NULL };
+
+		cli = bench_spawn(NULL, argv, p[1], -2, NULL, NULL);
+	}
+	close(p[1]);
+	if (cli < 0) {
+		close(p[0]);
+		unlink(cfg);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
+				     strerror(-cli));
+	}
+	for (;;) {
+		ssize_t n = read(p[0], out + off, sizeof(out) - 1 - off);
+
+		if (n < 0 && errno == EINTR && !bench_stop)
+			continue;
+		if (n <= 0 || bench_stop)
+			break;
+		off += n;
+		if (off == sizeof(out) - 1)
+			off = 0;	/* keep the end: the closing line */
+	}
+	out[off] = '\0';
+	close(p[0]);
+	bench_wait(cli, o->timeout_ns, &status);
+	bench_kill(cli);
+	unlink(cfg);
+	if (bench_stop)
+		return -EINTR;
+	if (bench_parse_memaslap(out, &res->rate, &res->secs))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no result from %s (output: \"%.200s\")",
+				     o->memaslap, out);
+	return 0;
+}
+
+/* --- the table -------------------------------------------------------- */
+
+static void shell_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "pipelines", o->wl_pipelines);
+	jw_ku64(w, "loops", o->wl_loops);
+}
+
+static void shell_headline(const struct bench_opts *o)
+{
+	printf("%u concurrent pipelines of small programs (seq | sort | od | grep | wc), "
+	       "%u times each", o->wl_pipelines, o->wl_loops);
+}
+
+static void gups_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "array_size", o->wl_array_size);
+	jw_ku64(w, "updates", o->wl_updates);
+}
+
+static void gups_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%s written once per 4K page in random order, then %llu random updates",
+	       mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
+	       (unsigned long long)o->wl_updates);
+}
+
+static void bloat_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "threads", o->wl_threads);
+	jw_ku64(w, "per_thread", o->wl_per_thread);
+}
+
+static void bloat_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%u threads each allocating %s with malloc in 1K pieces", o->wl_threads,
+	       mthpctl_format_size(o->wl_per_thread, b, sizeof(b)));
+}
+
+static void memcached_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "keys", o->keys);
+	jw_ku64(w, "requests", o->requests);
+	jw_ku64(w, "value_size", o->value_size);
+	jw_ku64(w, "clients", o->clients);
+	jw_ku64(w, "cache_size", o->mc_cache_size);
+}
+
+static void memcached_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("memcached loaded by memaslap: %llu operations (90%% get, 10%% set) of %s "
+	       "values over %llu keys (whole thousands per connection), %u connections",
+	       (unsigned long long)o->requests,
+	       mthpctl_format_size(o->value_size, b, sizeof(b)), (unsigned long long)o->keys,
+	       o->clients);
+}
+
+const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS] = {
+	{ "shell", shell_run, NULL, shell_config, shell_headline },
+	{ "gups", gups_run, NULL, gups_config, gups_headline },
+	{ "bloat", bloat_run, NULL, bloat_config, bloat_headline },
+	{ "memcached", NULL, memcached_serve, memcached_config, memcached_headline },
+};
+
+/* --- one run ------------------------------------------------------------ */
+
+static int wl_child(void *arg)
+{
+	struct wl_child_arg *a = arg;
+	struct wl_result res = { 0 };
+	int fd;
+	char c;
+
+	/* only its own pipes: a copy of another workload's release end (bench
+	 * mixed starts several) would keep that one from seeing EOF */
+	for (fd = 3; fd < WL_MAX_FD; fd++)
+		if (fd != a->res_fd && fd != a->hold_fd)
+			close(fd);
+	a->k->run(a->o, &res);
+	if (write(a->res_fd, &res, sizeof(res)) != sizeof(res))
+		return 1;
+	while (read(a->hold_fd, &c, 1) > 0)	/* hold the memory until EOF */
+		;
+	return res.err ? 1 : 0;
+}
+
+/* the modes whose policy was refused (their rows skipped), and why */
+static bool skip[BENCH_NR_MODES];
+static char skip_note[BENCH_NR_MODES][512];
+
+static __u64 cg_pgfault(const char *cg)
+{
+	char path[600], *buf = malloc(65536);
+	__u64 v = 0;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	if (buf && mthpctl_read_file(path, buf, 65536) > 0)
+		mthpctl_stat_get(buf, "pgfault", &v);
+	free(buf);
+	return v;
+}
+
+int bench_wl_start(const struct bench_opts *o, const struct wl_kind *k, const char *cg,
+		    struct wl_live *l)
+{
+	int res_p[2], hold[2];
+
+	memset(l, 0, sizeof(*l));
+	l->k = k;
+	l->res_fd = l->hold_wr = -1;
+	l->pid = -1;
+	snprintf(l->cg, sizeof(l->cg), "%s", cg);
+	bench_counters_read(&l->before);
+	bench_memstat_read(cg, &l->ms0);
+	l->pf0 = cg_pgfault(cg);
+	if (k->serve)
+		return k->serve(o, cg, &l->res, &l->pid);
+	if (pipe2(res_p, O_CLOEXEC))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	if (pipe2(hold, O_CLOEXEC)) {
+		close(res_p[0]);
+		close(res_p[1]);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	}
+	l->a = (struct wl_child_arg){ .o = o, .k = k, .res_fd = res_p[1], .hold_fd = hold[0],
+				      .hold_wr = hold[1] };
+	l->pid = bench_spawn(cg, NULL, -1, -1, wl_child, &l->a);
+	close(res_p[1]);
+	close(hold[0]);
+	l->res_fd = res_p[0];
+	l->hold_wr = hold[1];
+	if (l->pid < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "fork: %s", strerror(-l->pid));
+	return 0;
+}
+
+int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run *r)
+{
+	struct bench_counters after, d;
+	struct bench_memstat ms1;
+	struct bench_cgstat cs;
+	int err, status, i;
+
+	if (!l->k->serve) {
+		err = bench_read_full(l->res_fd, &l->res, sizeof(l->res), o->timeout_ns);
+		if (!err && l->res.err)
+			err = -l->res.err;
+		if (err)
+			return err == -EINTR ? -EINTR :
+			       mthpctl_error(MTHPCTL_EXIT_FAIL, "%s: the workload failed (%s)",
+					     l->k->name, strerror(-err));
+	}
+	bench_cgstat_read(l->cg, &cs);
+	r->current = cs.current;
+	bench_cg_folios(l->cg, &r->folios);
+	if (l->k->serve) {
+		bench_kill(l->pid);	/* a server does not end by itself */
+	} else {
+		close(l->hold_wr);	/* release it */
+		l->hold_wr = -1;
+		bench_wait(l->pid, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	}
+	l->pid = -1;
+	bench_cgstat_read(l->cg, &cs);
+	r->peak = cs.peak;
+	bench_memstat_read(l->cg, &ms1);
+	bench_memstat_delta(&l->ms0, &ms1, &r->ms);
+	r->pgfault = cg_pgfault(l->cg) - l->pf0;
+	bench_counters_read(&after);
+	bench_counters_delta(&l->before, &after, &d);
+	r->mthp_allocs = 0;
+	for (i = 0; i < d.nr; i++)
+		if (d.size_kb[i] > 4)
+			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
+	r->secs = l->res.secs;
+	r->fill_secs = l->res.fill_secs;
+	r->rate = l->res.rate;
+	return 0;
+}
+
+void bench_wl_end(struct wl_live *l)
+{
+	if (l->pid > 0)
+		bench_kill(l->pid);
+	l->pid = -1;
+	if (l->res_fd >= 0)
+		close(l->res_fd);
+	if (l->hold_wr >= 0)
+		close(l->hold_wr);
+	l->res_fd = l->hold_wr = -1;
+}
+
+static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum bench_mode mode,
+		  struct wl_run *r, bool *done)
+{
+	struct wl_live l = { .res_fd = -1, .hold_wr = -1, .pid = -1 };
+	char cg[600] = "";
+	int err, ret;
+
+	*done = false;
+	err = bench_mode_set_thp(mode, o);
+	if (err)
+		return err;
+	bench_drop_caches();
+	err = bench_cg_create(k->name, cg, sizeof(cg));
+	if (err) {
+		cg[0] = '\0';
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
+				     o->cgroup, strerror(-err));
+	}
+	if (bench_mode_attach(mode, o, cg, skip_note[mode], sizeof(skip_note[mode]))) {
+		skip[mode] = true;
+		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
+			skip_note[mode]);
+		bench_cg_remove(cg);
+		return bench_stop ? -EINTR : 0;
+	}
+	ret = bench_wl_start(o, k, cg, &l);
+	if (!ret)
+		ret = bench_wl_finish(o, &l, r);
+	*done = !ret;
+	bench_wl_end(&l);
+	bench_cg_remove(cg);
+	return bench_stop ? -EINTR : ret;
+}
+
+/* --- the report ------------------------------------------------------- */
+
+struct wl_mode {
+	int n;				/* runs */
+	struct bench_spread secs, fill, rate, peak, current;
+	/* per round: the oracle's time over this mode's (> 1: faster) */
+	struct bench_spread speed_vs_oracle;
+	double pgfault, mthp_allocs;
+	struct bench_folios folios;
+	struct bench_memstat ms;
+};
+
+struct wl_report {
+	const struct bench_opts *o;
+	const struct wl_kind *k;
+	struct wl_mode m[BENCH_NR_MODES];
+	int oracle;			/* the static mode with the lowest median time */
+};
+
+static void wl_json_config(struct jw *w, const struct bench_opts *o)
+{
+	const struct wl_kind *k = NULL;
+	unsigned int i;
+
+	for (i = 0; i < BENCH_WL_NR_KINDS; i++)
+		if (!strcmp(bench_wl_kinds[i].name, o->which))
+			k = &bench_wl_kinds[i];
+	k->json_config(w, o);
+	jw_ku64(w, "repeats", o->repeats);
+	jw_kstr(w, "policy", o->policy_text);
+}
+
+static void wl_json_body(struct jw *w, void *ctx)
+{
+	const struct wl_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	int m;
+
+	jw_kstr(w, "oracle_mode", p->oracle >= 0 ? bench_mode_name(p->oracle, o) : NULL);
+	jw_key(w, "modes");
+	jw_arr_open(w);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		const struct wl_mode *x = &p->m[m];
+
+		if (!x->n)
+			continue;
+		jw_obj_open(w);
+		jw_kstr(w, "mode", bench_mode_name(m, o));
+		jw_kbool(w, "static", bench_mode_static(m));
+		jw_ku64(w, "runs", x->n);
+		bench_json_spread(w, "seconds", &x->secs);
+		if (!strcmp(p->k->name, "gups"))
+			bench_json_spread(w, "fill_seconds", &x->fill);
+		if (p->k->serve)
+			bench_json_spread(w, "ops_per_second", &x->rate);
+		bench_json_ratio(w, "speed_vs_oracle", &x->speed_vs_oracle);
+		bench_json_spread(w, "memory_peak", &x->peak);
+		bench_json_spread(w, "memory_current_held", &x->current);
+		jw_kdouble(w, "peak_vs_never_pct",
+			   bench_pct(x->peak.median, p->m[BENCH_NEVER].peak.median));
+		jw_kdouble(w, "pgfault", x->pgfault);
+		jw_kdouble(w, "mthp_fault_allocs_global", x->mthp_allocs);
+		bench_json_folios(w, &x->folios);
+		bench_json_memstat(w, &x->ms);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+static void wl_text_headline(void *ctx)
+{
+	const struct wl_report *p = ctx;
+
+	p->k->headline(p->o);
+	printf(", median of %u [bootstrap 95%% interval]", p->o->repeats);
+}
+
+static void wl_text_body(void *ctx)
+{
+	const struct wl_report *p = ctx;
+	const struct bench_opts *o = p->o;
+	bool gups = !strcmp(p->k->name, "gups");
+	int m;
+
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (skip[m])
+			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
+	printf("oracle (the static setting with the lowest median time): %s\n",
+	       p->oracle >= 0 ? bench_mode_name(p->oracle, o) : "-");
+	printf("%-16s %-24s %-30s %-24s %9s %10s\n", "mode",
+	       gups ? "s (fill s)" : p->k->serve ? "ops/s" : "s",
+	       "speed vs oracle (per round)", "peak MiB", "vs never", "faults");
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		const struct wl_mode *x = &p->m[m];
+		double pn = bench_pct(x->peak.median, p->m[BENCH_NEVER].peak.median);
+		char t[64], f[48], tt[112], r[64], rr[96], pk[64], pc[16];
+		struct bench_spread mib = x->peak;
+
+		if (!x->n)
+			continue;
+		bench_spread_fmt(&x->secs, "%.2f", t, sizeof(t));
+		if (gups)
+			snprintf(tt, sizeof(tt), "%s (%s)", t,
+				 bench_spread_fmt(&x->fill, "%.2f", f, sizeof(f)));
+		else if (p->k->serve)
+			bench_spread_fmt(&x->rate, "%.0f", tt, sizeof(tt));
+		else
+			snprintf(tt, sizeof(tt), "%s", t);
+		if (m == p->oracle)
+			snprintf(rr, sizeof(rr), "-");
+		else
+			snprintf(rr, sizeof(rr), "%s %s",
+				 bench_spread_fmt(&x->speed_vs_oracle, "%.3f", r, sizeof(r)),
+				 x->speed_vs_oracle.n > 1 &&
+				 bench_spread_contains(&x->speed_vs_oracle, 1.0) ? "(n.d.)" : "");
+		mib.median /= 1048576;
+		mib.min /= 1048576;
+		mib.max /= 1048576;
+		mib.lo /= 1048576;
+		mib.hi /= 1048576;
+		snprintf(pc, sizeof(pc), isnan(pn) ? "-" : "%+.1f%%", pn);
+		printf("%-16s %-24s %-30s %-24s %9s %10.0f\n", bench_mode_name(m, o), tt, rr,
+		       bench_spread_fmt(&mib, "%.1f", pk, sizeof(pk)), pc, x->pgfault);
+	}
+	printf("anon folios of the cgroup's processes while they hold their memory "
+	       "(MiB by size, median):\n");
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (p->m[m].n)
+			bench_print_folios(bench_mode_name(m, o), &p->m[m].folios);
+	printf("memory.stat deltas of the cgroup (median):\n");
+	bench_print_memstat_header();
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (p->m[m].n)
+			bench_print_memstat(bench_mode_name(m, o), &p->m[m].ms);
+	if (gups)
+		printf("(under TCG the emulator's soft TLB does not reward large folios: the time "
+		       "shows faults and zeroing, the folio sizes what a hardware TLB would gain)\n");
+	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
+}
+
+int bench_workload(struct bench_opts *o)
+{
+	static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS];
+	static double round_s[BENCH_NR_MODES][WL_MAX_REPEATS];	/* NAN: no run */
+	static struct wl_report wr;
+	struct bench_report report = {
+		.title = NULL, .ctx = &wr,
+		.json_config = wl_json_config, .json_body = wl_json_body,
+		.text_headline = wl_text_headline, .text_body = wl_text_body,
+	};
+	int m, rep, i, k = 0, total = 0, ret = 0, sel[BENCH_NR_MODES], nsel = 0;
+	double med[BENCH_NR_MODES];
+	unsigned int ki;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.o = o;
+	for (ki = 0; ki < BENCH_WL_NR_KINDS; ki++)
+		if (!strcmp(bench_wl_kinds[ki].name, o->which))
+			wr.k = &bench_wl_kinds[ki];
+	report.name = report.title = wr.k->name;
+	if (o->repeats > WL_MAX_REPEATS)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s: --repeats is at most %d", wr.k->name,
+				     WL_MAX_REPEATS);
+	if (wr.k->serve) {
+		if (!bench_in_path(o->memcached))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install memcached (Debian: apt install "
+					     "memcached) or give --memcached PATH", o->memcached);
+		if (!bench_in_path(o->memaslap))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install libmemcached-tools or give "
+					     "--memaslap PATH", o->memaslap);
+		if (mc_listening(o->port))
+			return mthpctl_error(MTHPCTL_EXIT_STATE,
+					     "port %u on 127.0.0.1 is busy: stop what listens there "
+					     "or give --port", o->port);
+	}
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (o->modes & (1u << m)) {
+			total += o->repeats;
+			sel[nsel++] = m;
+		}
+		for (i = 0; i < WL_MAX_REPEATS; i++)
+			round_s[m][i] = NAN;
+	}
+	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
+		for (i = 0; i < nsel && !ret; i++) {
+			struct wl_run *r;
+			bool done;
+
+			m = bench_round_col(sel, nsel, rep, i);
+			k++;
+			if (skip[m])
+				continue;
+			bench_progress(o, "[%d/%d] %s %s run %d/%u ...", k, total, wr.k->name,
+				       bench_mode_name(m, o), rep + 1, o->repeats);
+			r = &runs[m][wr.m[m].n];
+			ret = wl_one(o, wr.k, m, r, &done);
+			if (!ret && done) {
+				wr.m[m].n++;
+				round_s[m][rep] = r->secs;
+				bench_progress(o, "[%d/%d]   %.2f s, peak %.1f MiB, PMD %.1f MiB",
+					       k, total, r->secs, r->peak / 1048576.0,
+					       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+			}
+		}
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		struct wl_mode *x = &wr.m[m];
+		double s[WL_MAX_REPEATS], f[WL_MAX_REPEATS], ra[WL_MAX_REPEATS], pk[WL_MAX_REPEATS],
+		       cu[WL_MAX_REPEATS], pf[WL_MAX_REPEATS], al[WL_MAX_REPEATS];
+		struct bench_folios fo[WL_MAX_REPEATS];
+		struct bench_memstat ms[WL_MAX_REPEATS];
+
+		for (i = 0; i < x->n; i++) {
+			const struct wl_run *r = &runs[m][i];
+
+			s[i] = r->secs;
+			f[i] = r->fill_secs;
+			ra[i] = r->rate;
+			pk[i] = r->peak;
+			cu[i] = r->current;
+			pf[i] = r->pgfault;
+			al[i] = r->mthp_allocs;
+			fo[i] = r->folios;
+			ms[i] = r->ms;
+		}
+		bench_spread(s, x->n, &x->secs);
+		bench_spread(f, x->n, &x->fill);
+		bench_spread(ra, x->n, &x->rate);
+		bench_spread(pk, x->n, &x->peak);
+		bench_spread(cu, x->n, &x->current);
+		x->pgfault = bench_median(pf, x->n);
+		x->mthp_allocs = bench_median(al, x->n);
+		bench_folios_median(fo, x->n, &x->folios);
+		bench_memstat_median(ms, x->n, &x->ms);
+		/* the oracle is the fastest: the lowest time wins */
+		med[m] = bench_mode_static(m) && x->n ? -x->secs.median : NAN;
+	}
+	wr.oracle = bench_argmax(med, BENCH_NR_MODES);
+	for (m = 0; m < BENCH_NR_MODES && wr.oracle >= 0; m++) {
+		double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
+
+		for (i = 0; i < (int)o->repeats; i++) {
+			num[i] = round_s[wr.oracle][i];
+			den[i] = round_s[m][i];
+		}
+		bench_ratio_spread(num, den, o->repeats, &wr.m[m].speed_vs_oracle);
+	}
+	report.interrupted = ret == -EINTR;
+	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
+	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;
+	return bench_report(o, &report);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * mthpctl bench: the workloads of bench_workload.c (shell, gups, bloat,
+ * memcached), started and measured one at a time there and several at
+ * once by bench mixed (bench_mixed.c).
+ */
+#ifndef MTHPCTL_BENCH_WORKLOAD_H
+#define MTHPCTL_BENCH_WORKLOAD_H
+
+#include "bench_common.h"
+
+#define WL_MAX_REPEATS	64
+
+/* What the child sends when it holds its memory. */
+struct wl_result {
+	double secs;		/* the workload's time (gups: fill + updates) */
+	double fill_secs;	/* gups: the fill alone */
+	double rate;		/* memcached: operations per second (memaslap's TPS) */
+	int err;		/* errno of a failure, 0 */
+};
+
+/* A workload: its name (the BENCHMARK word), how it runs, its options in
+ * the JSON config and the text headline. */
+struct wl_kind {
+	const char *name;
+	/* in a child in the cgroup, which then holds its memory; or in the
+	 * parent, leaving *server in the cgroup holding it */
+	int (*run)(const struct bench_opts *o, struct wl_result *res);
+	int (*serve)(const struct bench_opts *o, const char *cg, struct wl_result *res,
+		     pid_t *server);
+	void (*json_config)(struct jw *w, const struct bench_opts *o);
+	void (*headline)(const struct bench_opts *o);
+};
+
+/* shell, gups, bloat (each with a child of its own: the ones mixed runs),
+ * then memcached */
+#define BENCH_WL_NR_KINDS	4
+#define BENCH_WL_NR_CHILD	3
+extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];
+
+/* What one run of a workload measured. */
+struct wl_run {
+	double secs, fill_secs, rate;
+	__u64 peak, current, pgfault;
+	struct bench_folios folios;	/* the cgroup's processes, while they hold */
+	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
+	__u64 mthp_allocs;		/* global: mTHP fault allocations above 4K */
+};
+
+/* What a workload's child is given (its pipes: the result, the release). */
+struct wl_child_arg {
+	const struct bench_opts *o;
+	const struct wl_kind *k;
+	int res_fd, hold_fd, hold_wr;
+};
+
+/* A workload started in its cgroup (bench_wl_start()), not yet measured. */
+struct wl_live {
+	const struct wl_kind *k;
+	char cg[600];
+	struct wl_child_arg a;
+	int res_fd, hold_wr;		/* its result; closing hold_wr releases it */
+	pid_t pid;			/* the child, or the server */
+	struct wl_result res;		/* a server's, from bench_wl_start() */
+	struct bench_counters before;
+	struct bench_memstat ms0;
+	__u64 pf0;
+};
+
+/* Start workload k in cg (created, its policy attached). 0, an exit code
+ * (printed) or -EINTR; on failure bench_wl_end() still cleans up. A server
+ * kind has served its load when this returns. */
+int bench_wl_start(const struct bench_opts *o, const struct wl_kind *k, const char *cg,
+		   struct wl_live *l);
+/* Wait for a started workload's result, measure it while it holds its
+ * memory, release it, measure the rest. 0, an exit code (printed) or
+ * -EINTR. */
+int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run *r);
+/* Kill what is left of a workload, close its pipes. */
+void bench_wl_end(struct wl_live *l);
+
+#endif

@@ -4,8 +4,6 @@
 
 # --- 5: refusals: exit code, one line, nothing left behind -----------------
 
-
-
 t_refusals() {
 	local c att tmpd fakebtf out
 	refusal_ok=() refusal_fail=()

@@ -5,6 +5,7 @@
 
 #include "apply.h"
 #include "mthpctl.h"
+#include "sysfs.h"
 
 static const char *past(enum mthpctl_action_kind k)
 {
@@ -32,9 +33,11 @@ static const char *why(const struct apply_run *r, const struct mthpctl_action *a
 
 void apply_report_json(const struct apply_run *r)
 {
+	struct mthpctl_host_sizes host;
 	char src[4200];
 	size_t i;
 
+	mthpctl_read_host_sizes(&host);
 	mthpctl_json_begin();
 	jw_obj_open(&g.jw);
 	jw_kbool(&g.jw, "dry_run", r->args->dry_run);
@@ -44,6 +47,7 @@ void apply_report_json(const struct apply_run *r)
 		jw_str(&g.jw, r->cfg.files[i]);
 	jw_arr_close(&g.jw);
 	jw_ku64(&g.jw, "changes", r->changes);
+	mthpctl_host_sizes_json(&g.jw, &host);
 	jw_key(&g.jw, "actions");
 	jw_arr_open(&g.jw);
 	for (i = 0; i < r->nact; i++) {
@@ -72,6 +76,9 @@ void apply_report_json(const struct apply_run *r)
 			mthpctl_params_json(&g.jw, &r->have[a->have].params);
 			jw_obj_close(&g.jw);
 		}
+		if (a->want >= 0)
+			mthpctl_size_list_json(&g.jw, "granted_sizes_kb",
+					       mthpctl_policy_grants(&host, &r->want[a->want].params));
 		jw_kstr(&g.jw, "reason", why(r, a));
 		if (a->want >= 0 && r->warning[a->want][0])
 			jw_kstr(&g.jw, "warning", r->warning[a->want]);
@@ -99,9 +106,12 @@ void apply_report_json(const struct apply_run *r)
 void apply_report_plain(const struct apply_run *r)
 {
 	size_t i, counts[MTHPCTL_ACT_FORGET + 1] = {}, dropins = 0;
-	char desc[256], from[256];
+	char desc[256], from[256], sizes[256];
+	struct mthpctl_host_sizes host;
 	bool dry = r->args->dry_run;
+	__u64 grants;
 
+	mthpctl_read_host_sizes(&host);
 	for (i = 0; i < r->nw; i++)
 		if (r->warning[i][0])
 			fprintf(stderr, "mthpctl: warning: %s:%d: %s\n", r->ent[i]->file, r->ent[i]->line,
@@ -124,6 +134,11 @@ void apply_report_plain(const struct apply_run *r)
 			       desc, w->private_obj ? ", private" : "");
 			if (a->kind == MTHPCTL_ACT_REPLACE && r->have[a->have].have_params)
 				printf(", was %s", mthpctl_params_str(&r->have[a->have].params, from, sizeof(from)));
+			/* what the policy gives beyond the host's default */
+			grants = mthpctl_policy_grants(&host, &w->params);
+			if (grants)
+				printf("; grants %s (left at madvise on this host)",
+				       mthpctl_size_list(grants, "", sizes, sizeof(sizes)));
 			printf("%s%s\n", reason ? "; " : "", reason ? reason : "");
 		} else {
 			const struct mthpctl_applied *o = &r->applied[a->applied];

@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-6e3bfde9.h
+vmlinux-7.3.4-mthp-042d289a.h

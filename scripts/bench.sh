@@ -86,8 +86,8 @@ guest() {
 	run shell shell
 	run gups gups
 	run bloat bloat
-	# memaslap made ~1,300 operations/s in the VM (4 connections, TCG):
-	# 40,000 operations are ~30 s a run
+	# memaslap made 2,600-3,600 operations/s in the VM (16 connections,
+	# TCG): 40,000 operations are ~15 s a run
 	run memcached memcached --keys 40000 --requests 40000
 	run mixed mixed --array-size 128M
 	run redis_madvise redis --host madvise --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"

@@ -36,7 +36,10 @@ struct wl_kind {
  * then memcached */
 #define BENCH_WL_NR_KINDS	4
 #define BENCH_WL_NR_CHILD	3
-extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];
+extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];	/* bench_wl_kinds.c */
+/* Does something accept TCP connections on 127.0.0.1:PORT (a server up,
+ * or the port taken)? */
+bool bench_wl_port_listening(unsigned int port);
 
 /* What one run of a workload measured. */
 struct wl_run {

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * mthpctl bench shell, gups, bloat and memcached: what each workload does in
+ * its child (or, for memcached, as a server loaded from outside), and how
+ * it describes itself; bench_workload.c runs them in every mode and reports.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "bench_common.h"
+#include "bench_workload.h"
+#include "mthpctl.h"
+#include "parse.h"
+
+#define WL_PAGE		4096ULL
+/* the seed of gups' fill order and updates: every run and mode touches the
+ * same pages in the same order */
+#define WL_GUPS_SEED	0x67757073ULL	/* "gups" */
+
+/* --- the workloads (in the child) ------------------------------------- */
+
+/* shell: each pipeline a /bin/sh running the loop; all in parallel */
+static int shell_run(const struct bench_opts *o, struct wl_result *res)
+{
+	char script[512], loops[16];
+	pid_t pids[BENCH_WL_MAX_PIPELINES];
+	unsigned int i, started = 0;
+	int status, err = 0;
+	__u64 t0 = bench_now_ns();
+
+	/* small programs, each a fork and exec: seq, sort, od, grep, wc */
+	snprintf(script, sizeof(script),
+		 "i=0; while [ $i -lt $0 ]; do seq 1 2000 | sort -nr | od -An -tx4 | "
+		 "grep -c 7 | wc -c >/dev/null || exit 1; i=$((i + 1)); done");
+	snprintf(loops, sizeof(loops), "%u", o->wl_loops);
+	for (i = 0; i < o->wl_pipelines; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			err = errno;
+			break;
+		}
+		if (!pids[i]) {
+			execl("/bin/sh", "sh", "-c", script, loops, (char *)NULL);
+			_exit(127);
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			err = err ? err : ECHILD;
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	res->err = err;
+	return err ? -err : 0;
+}
+
+/* gups: the fill in random order (a Fisher-Yates permutation of the pages),
+ * every word of a page written when its turn comes, then random updates */
+static int gups_run(const struct bench_opts *o, struct wl_result *res)
+{
+	__u64 npages = o->wl_array_size / WL_PAGE, nwords = o->wl_array_size / 8;
+	__u64 seed = WL_GUPS_SEED, i, j, w, t0;
+	__u64 *table;
+	__u32 *order, tmp;
+
+	order = malloc(npages * sizeof(*order));
+	if (!order) {
+		res->err = ENOMEM;
+		return -ENOMEM;
+	}
+	for (i = 0; i < npages; i++)
+		order[i] = i;
+	for (i = npages - 1; i > 0; i--) {
+		j = bench_prng_next(&seed) % (i + 1);
+		tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	table = mmap(NULL, o->wl_array_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (table == MAP_FAILED) {
+		res->err = errno;
+		free(order);
+		return -res->err;
+	}
+	t0 = bench_now_ns();
+	for (i = 0; i < npages; i++) {
+		__u64 *page = table + (__u64)order[i] * (WL_PAGE / 8);
+
+		for (w = 0; w < WL_PAGE / 8; w++)
+			page[w] = (__u64)order[i] * (WL_PAGE / 8) + w;
+	}
+	res->fill_secs = (bench_now_ns() - t0) / 1e9;
+	free(order);
+	for (i = 0; i < o->wl_updates; i++) {
+		__u64 r = bench_prng_next(&seed);
+
+		table[r % nwords] ^= r;
+	}
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return 0;	/* the table stays mapped: the parent reads its folios */
+}
+
+/* bloat: threads that allocate and write a little each, then wait */
+struct bloat_shared {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int ready;
+	int err;
+	__u64 per_thread;
+};
+
+static void *bloat_thread(void *arg)
+{
+	struct bloat_shared *b = arg;
+	__u64 done = 0;
+	int err = 0;
+
+	/* 1 KiB at a time, as a server's per-connection objects come */
+	while (done < b->per_thread) {
+		char *p = malloc(1024);
+
+		if (!p) {
+			err = ENOMEM;
+			break;
+		}
+		memset(p, 0x5a, 1024);
+		done += 1024;
+	}
+	pthread_mutex_lock(&b->lock);
+	b->ready++;
+	if (err)
+		b->err = err;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	for (;;)		/* hold the memory until the process ends */
+		pause();
+	return NULL;
+}
+
+static int bloat_run(const struct bench_opts *o, struct wl_result *res)
+{
+	static struct bloat_shared b = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	unsigned int i, started = 0;
+	pthread_t t;
+	__u64 t0 = bench_now_ns();
+
+	b.per_thread = o->wl_per_thread;
+	for (i = 0; i < o->wl_threads; i++) {
+		if (pthread_create(&t, NULL, bloat_thread, &b)) {
+			res->err = EAGAIN;
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&b.lock);
+	while (b.ready < started)
+		pthread_cond_wait(&b.cond, &b.lock);
+	if (b.err)
+		res->err = b.err;
+	pthread_mutex_unlock(&b.lock);
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return res->err ? -res->err : 0;
+}
+
+/* --- memcached (in the parent: the server in the cgroup, the load
+ * generator outside it, as redis) ------------------------------------- */
+
+#define MC_START_TIMEOUT_NS	(30 * NSEC_PER_SEC)
+#define MC_CONNECT_INTERVAL_US	100000
+
+bool bench_wl_port_listening(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* memcached in cg (*server: its pid, left running with its data), then
+ * memaslap from outside. 0, an exit code (printed) or -EINTR. */
+static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
+			   pid_t *server)
+{
+	char port[16], mem[24], ops[24], conc[16], win[24], srv[48];
+	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
+	size_t off = 0;
+	int p[2], status, cfg_fd;
+	pid_t cli;
+	__u64 t0;
+
+	snprintf(port, sizeof(port), "%u", o->port);
+	snprintf(mem, sizeof(mem), "%llu", (unsigned long long)(o->mc_cache_size >> 20));
+	{
+		/* no UDP; the cache's own memory is allocated as items come
+		 * (no -L: no preallocation) */
+		char *argv[] = { (char *)o->memcached, "-u", "nobody", "-l", "127.0.0.1",
+				 "-p", port, "-U", "0", "-m", mem, "-t", "2", NULL };
+
+		*server = bench_spawn(cg, argv, -2, -2, NULL, NULL);
+	}
+	if (*server < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memcached,
+				     strerror(-*server));
+	t0 = bench_now_ns();
+	while (!bench_wl_port_listening(o->port)) {
+		if (bench_stop)
+			return -EINTR;
+		if (bench_wait(*server, 1, &status) == 0) {
+			*server = -1;
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s exited at start (port %u busy?)",
+					     o->memcached, o->port);
+		}
+		if (bench_now_ns() - t0 > MC_START_TIMEOUT_NS)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "memcached does not listen on port %u",
+					     o->port);
+		usleep(MC_CONNECT_INTERVAL_US);
+	}
+	snprintf(srv, sizeof(srv), "127.0.0.1:%u", o->port);
+	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->requests);
+	snprintf(conc, sizeof(conc), "%u", o->clients);
+	/* memaslap's key space is its window per connection, in thousands */
+	snprintf(win, sizeof(win), "%lluk",
+		 (unsigned long long)((o->keys + 1000ULL * o->clients - 1) / (1000ULL * o->clients)));
+	/* the key and value sizes and the get/set mix, as a file: without one
+	 * memaslap writes its defaults to ~/.memslap.cnf and stops where the
+	 * home directory is read-only (the VM's) */
+	cfg_fd = mkstemp(cfg);
+	if (cfg_fd < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a file in /tmp: %s",
+				     strerror(errno));
+	dprintf(cfg_fd, "key\n64 64 1\nvalue\n%llu %llu 1\ncmd\n0 0.1\n1 0.9\n",
+		(unsigned long long)o->value_size, (unsigned long long)o->value_size);
+	close(cfg_fd);
+	if (pipe2(p, O_CLOEXEC)) {
+		unlink(cfg);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	}
+	{
+		char *argv[] = { (char *)o->memaslap, "-s", srv, "-x", ops, "-T", "1", "-c", conc,
+				 "-w", win, "-F", cfg, NULL };
+
+		cli = bench_spawn(NULL, argv, p[1], -2, NULL, NULL);
+	}
+	close(p[1]);
+	if (cli < 0) {
+		close(p[0]);
+		unlink(cfg);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
+				     strerror(-cli));
+	}
+	for (;;) {
+		ssize_t n = read(p[0], out + off, sizeof(out) - 1 - off);
+
+		if (n < 0 && errno == EINTR && !bench_stop)
+			continue;
+		if (n <= 0 || bench_stop)
+			break;
+		off += n;
+		if (off == sizeof(out) - 1)
+			off = 0;	/* keep the end: the closing line */
+	}
+	out[off] = '\0';
+	close(p[0]);
+	bench_wait(cli, o->timeout_ns, &status);
+	bench_kill(cli);
+	unlink(cfg);
+	if (bench_stop)
+		return -EINTR;
+	if (bench_parse_memaslap(out, &res->rate, &res->secs))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no result from %s (output: \"%.200s\")",
+				     o->memaslap, out);
+	return 0;
+}
+
+/* --- the table -------------------------------------------------------- */
+
+static void shell_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "pipelines", o->wl_pipelines);
+	jw_ku64(w, "loops", o->wl_loops);
+}
+
+static void shell_headline(const struct bench_opts *o)
+{
+	printf("%u concurrent pipelines of small programs (seq | sort | od | grep | wc), "
+	       "%u times each", o->wl_pipelines, o->wl_loops);
+}
+
+static void gups_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "array_size", o->wl_array_size);
+	jw_ku64(w, "updates", o->wl_updates);
+}
+
+static void gups_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%s written once per 4K page in random order, then %llu random updates",
+	       mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
+	       (unsigned long long)o->wl_updates);
+}
+
+static void bloat_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "threads", o->wl_threads);
+	jw_ku64(w, "per_thread", o->wl_per_thread);
+}
+
+static void bloat_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%u threads each allocating %s with malloc in 1K pieces", o->wl_threads,
+	       mthpctl_format_size(o->wl_per_thread, b, sizeof(b)));
+}
+
+static void memcached_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "keys", o->keys);
+	jw_ku64(w, "requests", o->requests);
+	jw_ku64(w, "value_size", o->value_size);
+	jw_ku64(w, "clients", o->clients);
+	jw_ku64(w, "cache_size", o->mc_cache_size);
+}
+
+static void memcached_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("memcached loaded by memaslap: %llu operations (90%% get, 10%% set) of %s "
+	       "values over %llu keys (whole thousands per connection), %u connections",
+	       (unsigned long long)o->requests,
+	       mthpctl_format_size(o->value_size, b, sizeof(b)), (unsigned long long)o->keys,
+	       o->clients);
+}
+
+const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS] = {
+	{ "shell", shell_run, NULL, shell_config, shell_headline },
+	{ "gups", gups_run, NULL, gups_config, gups_headline },
+	{ "bloat", bloat_run, NULL, bloat_config, bloat_headline },
+	{ "memcached", NULL, memcached_serve, memcached_config, memcached_headline },
+};

@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-042d289a.h
+vmlinux-7.3.4-mthp-9398ac4e.h

@@ -134,8 +134,9 @@ void apply_report_plain(const struct apply_run *r)
 			       desc, w->private_obj ? ", private" : "");
 			if (a->kind == MTHPCTL_ACT_REPLACE && r->have[a->have].have_params)
 				printf(", was %s", mthpctl_params_str(&r->have[a->have].params, from, sizeof(from)));
-			/* what the policy gives beyond the host's default */
-			grants = mthpctl_policy_grants(&host, &w->params);
+			/* what the policy gives beyond the host's default,
+			 * where it is (or is to be) attached */
+			grants = a->kind == MTHPCTL_ACT_SKIP ? 0 : mthpctl_policy_grants(&host, &w->params);
 			if (grants)
 				printf("; grants %s (left at madvise on this host)",
 				       mthpctl_size_list(grants, "", sizes, sizeof(sizes)));

@@ -276,6 +276,26 @@ int bench_mode_attach(enum bench_mode m, const struct bench_opts *o, const char 
 	}
 }
 
+bool bench_mode_attach_or_skip(enum bench_mode m, const struct bench_opts *o, const char *cg,
+			       bool *skip, char *note, size_t len)
+{
+	if (!bench_mode_attach(m, o, cg, note, len))
+		return false;
+	*skip = true;
+	fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(m, o), note);
+	return true;
+}
+
+int bench_selected_modes(const struct bench_opts *o, int sel[BENCH_NR_MODES])
+{
+	int m, n = 0;
+
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		if (o->modes & (1u << m))
+			sel[n++] = m;
+	return n;
+}
+
 void bench_policy_detach(const char *cg)
 {
 	/* as before: a policy that is gone already is no error here */

@@ -175,6 +175,12 @@ int bench_mode_set_thp(enum bench_mode m, const struct bench_opts *o);
  * exit code with why in note: the caller skips the mode's rows. */
 int bench_mode_attach(enum bench_mode m, const struct bench_opts *o, const char *cg,
 		      char *note, size_t len);
+/* bench_mode_attach(); when it fails, the mode's rows are skipped: *skip
+ * set and "NAME rows skipped: NOTE" printed. True if skipped. */
+bool bench_mode_attach_or_skip(enum bench_mode m, const struct bench_opts *o, const char *cg,
+			       bool *skip, char *note, size_t len);
+/* The modes of o->modes, in order, into sel; returns how many. */
+int bench_selected_modes(const struct bench_opts *o, int sel[BENCH_NR_MODES]);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over
  * CPUs): what it decided during a run. 0 or -errno. */

@@ -61,12 +61,9 @@ static int mx_round(const struct bench_opts *o, enum bench_mode mode, struct wl_
 				    o->cgroup, strerror(-err));
 		goto out;
 	}
-	if (bench_mode_attach(mode, o, parent, skip_note[mode], sizeof(skip_note[mode]))) {
-		skip[mode] = true;
-		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
-			skip_note[mode]);
+	if (bench_mode_attach_or_skip(mode, o, parent, &skip[mode], skip_note[mode],
+				      sizeof(skip_note[mode])))
 		goto out;
-	}
 	for (w = 0; w < MX_NR && !ret; w++)
 		ret = bench_wl_start(o, &bench_wl_kinds[w], cg[w], &l[w]);
 	for (w = 0; w < MX_NR && !ret; w++)
@@ -194,7 +191,7 @@ int bench_mixed(struct bench_opts *o)
 		.json_config = mx_json_config, .json_body = mx_json_body,
 		.text_headline = mx_text_headline, .text_body = mx_text_body,
 	};
-	int m, rep, i, w, k = 0, total = 0, ret = 0, sel[BENCH_NR_MODES], nsel = 0;
+	int m, rep, i, w, k = 0, total, ret = 0, sel[BENCH_NR_MODES], nsel;
 
 	memset(&mr, 0, sizeof(mr));
 	mr.o = o;
@@ -204,11 +201,8 @@ int bench_mixed(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (o->modes & (1u << m)) {
-			total += o->repeats;
-			sel[nsel++] = m;
-		}
+	nsel = bench_selected_modes(o, sel);
+	total = nsel * o->repeats;
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 		for (i = 0; i < nsel && !ret; i++) {
 			bool done;

@@ -128,12 +128,9 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 	if (col == BENCH_POLICY || col == BENCH_SIMPLE) {
 		__u32 last = o->pf_hook_cost ? bench_hook_last_prog_id() : 0;
 
-		if (bench_mode_attach(col, o, cg, skip_note[col], sizeof(skip_note[col]))) {
-			skip[col] = true;
-			fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n",
-				bench_mode_name(col, o), skip_note[col]);
+		if (bench_mode_attach_or_skip(col, o, cg, &skip[col], skip_note[col],
+					      sizeof(skip_note[col])))
 			goto out;
-		}
 		if (o->pf_hook_cost && col == BENCH_POLICY) {
 			prog_fd = bench_hook_find_policy_prog(last);
 			if (prog_fd < 0)

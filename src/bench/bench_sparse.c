@@ -111,12 +111,9 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 				    o->cgroup, strerror(-err));
 		goto out;
 	}
-	if (bench_mode_attach(mode, o, parent, skip_note[mode], sizeof(skip_note[mode]))) {
-		skip[mode] = true;
-		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
-			skip_note[mode]);
+	if (bench_mode_attach_or_skip(mode, o, parent, &skip[mode], skip_note[mode],
+				      sizeof(skip_note[mode])))
 		goto out;
-	}
 	if (pipe2(lp, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
 		goto out;
@@ -323,7 +320,7 @@ int bench_sparse(struct bench_opts *o)
 		.json_config = sp_json_config, .json_body = sp_json_body,
 		.text_headline = sp_text_headline, .text_body = sp_text_body,
 	};
-	int m, rep, ret = 0, k = 0, total = 0, i, s, sel[BENCH_NR_MODES], nsel = 0;
+	int m, rep, ret = 0, k = 0, total, i, s, sel[BENCH_NR_MODES], nsel;
 
 	if (o->repeats > SP_MAX_REPEATS)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --repeats is at most %d",
@@ -333,14 +330,11 @@ int bench_sparse(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (o->modes & (1u << m)) {
-			total += o->repeats;
-			sel[nsel++] = m;
-		}
+	nsel = bench_selected_modes(o, sel);
+	total = nsel * o->repeats;
+	for (m = 0; m < BENCH_NR_MODES; m++)
 		for (i = 0; i < SP_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
-	}
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 		for (i = 0; i < nsel && !ret; i++) {
 			bool done;

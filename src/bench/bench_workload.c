@@ -191,10 +191,8 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
 				     o->cgroup, strerror(-err));
 	}
-	if (bench_mode_attach(mode, o, cg, skip_note[mode], sizeof(skip_note[mode]))) {
-		skip[mode] = true;
-		fprintf(stderr, "mthpctl: note: %s rows skipped: %s\n", bench_mode_name(mode, o),
-			skip_note[mode]);
+	if (bench_mode_attach_or_skip(mode, o, cg, &skip[mode], skip_note[mode],
+				      sizeof(skip_note[mode]))) {
 		bench_cg_remove(cg);
 		return bench_stop ? -EINTR : 0;
 	}
@@ -357,7 +355,7 @@ int bench_workload(struct bench_opts *o)
 		.json_config = wl_json_config, .json_body = wl_json_body,
 		.text_headline = wl_text_headline, .text_body = wl_text_body,
 	};
-	int m, rep, i, k = 0, total = 0, ret = 0, sel[BENCH_NR_MODES], nsel = 0;
+	int m, rep, i, k = 0, total, ret = 0, sel[BENCH_NR_MODES], nsel;
 	double med[BENCH_NR_MODES];
 	unsigned int ki;
 
@@ -387,14 +385,11 @@ int bench_workload(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (o->modes & (1u << m)) {
-			total += o->repeats;
-			sel[nsel++] = m;
-		}
+	nsel = bench_selected_modes(o, sel);
+	total = nsel * o->repeats;
+	for (m = 0; m < BENCH_NR_MODES; m++)
 		for (i = 0; i < WL_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
-	}
 	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
 		for (i = 0; i < nsel && !ret; i++) {
 			struct wl_run *r;

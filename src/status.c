@@ -141,6 +141,7 @@ static void gather_env(struct status_env *e, bool counters)
 		mthpctl_parse_bracketed(buf, e->thp_enabled, sizeof(e->thp_enabled));
 	if (mthpctl_read_file(MTHPCTL_THP_DIR "/defrag", buf, sizeof(buf)) > 0)
 		mthpctl_parse_bracketed(buf, e->thp_defrag, sizeof(e->thp_defrag));
+	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, &e->host);
 }
 
 static int open_pin(const char *dir, const char *obj)

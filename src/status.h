@@ -28,6 +28,7 @@ struct status_env {
 	int nr_hp;
 	bool hp_counters;	/* hp[] has the counters (not with --cgroup) */
 	char thp_enabled[16], thp_defrag[16];
+	struct mthpctl_host_sizes host;	/* hp[] by setting, once */
 	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
 };
 
@@ -84,8 +85,6 @@ void status_gather_hooks(const struct status_env *e, struct status_policy *pol, 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */
 __u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason);
-/* The host's anonymous sizes by setting, from what status gathered. */
-void status_host_sizes(const struct status_env *e, struct mthpctl_host_sizes *h);
 /* What the policy changes for a process that never calls madvise(): the
  * sizes it grants beyond the host default (left at "madvise"), and the
  * sizes at "always" it takes away now. Only when status_knows_allowed(). */

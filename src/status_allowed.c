@@ -9,11 +9,6 @@
 #include "status.h"
 #include "sysfs.h"
 
-void status_host_sizes(const struct status_env *e, struct mthpctl_host_sizes *h)
-{
-	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, h);
-}
-
 /*
  * Sizes the policy allows now for anonymous page faults, among the sizes
  * anonymous memory can use: those at "always", and those at "madvise",
@@ -21,11 +16,8 @@ void status_host_sizes(const struct status_env *e, struct mthpctl_host_sizes *h)
  */
 __u64 status_allowed_mask(const struct status_env *e, const struct status_policy *p, __u32 *reason)
 {
-	struct mthpctl_host_sizes h;
-	__u64 offered;
+	__u64 offered = e->host.always | e->host.madvise;
 
-	status_host_sizes(e, &h);
-	offered = h.always | h.madvise;
 	return offered & mthpctl_orders(&p->params, &p->entry.state, MTHPCTL_TVA_PAGEFAULT,
 					offered, NULL, reason);
 }
@@ -33,13 +25,11 @@ __u64 status_allowed_mask(const struct status_env *e, const struct status_policy
 void status_host_diff(const struct status_env *e, const struct status_policy *p,
 		      __u64 *granted, __u64 *taken)
 {
-	struct mthpctl_host_sizes h;
 	__u32 reason;
 	__u64 allowed = status_allowed_mask(e, p, &reason);
 
-	status_host_sizes(e, &h);
-	*granted = allowed & h.madvise;
-	*taken = h.always & ~allowed;
+	*granted = allowed & e->host.madvise;
+	*taken = e->host.always & ~allowed;
 }
 
 /* Does status know what the policy allows (auto and simple need their

@@ -218,7 +218,6 @@ static void per_size(const struct family *f, __u64 sizes, bool taken, const stru
 
 void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
-	struct mthpctl_host_sizes host;
 	char desc[256], extra[96];
 	__u32 reason, r, t;
 	size_t i;
@@ -268,9 +267,8 @@ void status_print_prometheus(const struct status_env *e, const struct status_pol
 		}
 	}
 	per_policy(&f_allowed, v_allowed, e, pol, n);
-	status_host_sizes(e, &host);
-	per_size(&f_granted, host.madvise, false, e, pol, n);
-	per_size(&f_taken, host.always, true, e, pol, n);
+	per_size(&f_granted, e->host.madvise, false, e, pol, n);
+	per_size(&f_taken, e->host.always, true, e, pol, n);
 	per_policy(&f_stall, v_stall, e, pol, n);
 	per_policy(&f_usage, v_usage, e, pol, n);
 	per_policy(&f_headroom, v_headroom, e, pol, n);

@@ -224,7 +224,26 @@ static void read_stats(const char *dir, struct mthpctl_hp_size *hp)
 	qsort(hp->stats, hp->nr_stats, sizeof(hp->stats[0]), cmp_counter);
 }
 
-int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
+/* The named stats of the size in DIR (read_stats() reads them all). */
+static void read_named_stats(const char *dir, struct mthpctl_hp_size *hp,
+			     const char *const *stats, size_t nr_stats)
+{
+	char path[600], buf[64];
+	size_t i;
+
+	for (i = 0; i < nr_stats && i < sizeof(hp->stats) / sizeof(hp->stats[0]); i++) {
+		snprintf(path, sizeof(path), "%s/stats/%s", dir, stats[i]);
+		if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		snprintf(hp->stats[hp->nr_stats].name, sizeof(hp->stats[0].name), "%s", stats[i]);
+		hp->stats[hp->nr_stats++].value = strtoull(buf, NULL, 10);
+	}
+}
+
+/* The hugepages-<N>kB directories of BASE, sorted by size, each with its
+ * "enabled" and its stats: all of them (ALL), or the NR_STATS named. */
+static int scan_sizes(const char *base, bool all, const char *const *stats, size_t nr_stats,
+		      struct mthpctl_hp_size **out)
 {
 	struct mthpctl_hp_size *v = NULL, *nv;
 	size_t n = 0, cap = 0;
@@ -260,7 +279,10 @@ int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
 		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
 		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
 			hp->has_enabled = true;
-		read_stats(dir, hp);
+		if (all)
+			read_stats(dir, hp);
+		else
+			read_named_stats(dir, hp, stats, nr_stats);
 	}
 	closedir(d);
 	if (n)
@@ -269,48 +291,15 @@ int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
 	return (int)n;
 }
 
+int mthpctl_scan_hugepages(const char *base, struct mthpctl_hp_size **out)
+{
+	return scan_sizes(base, true, NULL, 0, out);
+}
+
 int mthpctl_scan_hugepages_some(struct mthpctl_hp_size **out, const char *const *stats,
 				size_t nr_stats)
 {
-	struct mthpctl_hp_size *v = NULL, *nv, *hp;
-	char path[600], buf[128];
-	struct dirent *de;
-	size_t n = 0, i;
-	__u64 kb;
-	DIR *d;
-
-	*out = NULL;
-	d = opendir(MTHPCTL_THP_DIR);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (mthpctl_parse_hp_dirname(de->d_name, &kb))
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		hp = &v[n++];
-		memset(hp, 0, sizeof(*hp));
-		hp->size_kb = kb;
-		snprintf(path, sizeof(path), "%s/%s/enabled", MTHPCTL_THP_DIR, de->d_name);
-		if (mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
-		    !mthpctl_parse_bracketed(buf, hp->enabled, sizeof(hp->enabled)))
-			hp->has_enabled = true;
-		for (i = 0; i < nr_stats && i < sizeof(hp->stats) / sizeof(hp->stats[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s/stats/%s", MTHPCTL_THP_DIR,
-				 de->d_name, stats[i]);
-			if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
-				continue;
-			snprintf(hp->stats[hp->nr_stats].name, sizeof(hp->stats[0].name), "%s", stats[i]);
-			hp->stats[hp->nr_stats++].value = strtoull(buf, NULL, 10);
-		}
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_size);
-	*out = v;
-	return (int)n;
+	return scan_sizes(MTHPCTL_THP_DIR, false, stats, nr_stats, out);
 }
 
 void mthpctl_host_sizes_of(const struct mthpctl_hp_size *hp, int n, const char *top,

@@ -11,7 +11,7 @@
 #include "parse.h"
 
 enum {
-	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
+	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_UNTIL_WIDTH, OPT_MAX_TIME, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
@@ -43,7 +43,16 @@ static const struct argp_option options[] = {
 	{ "host", OPT_HOST, "SETTING", 0,
 	  "every size's enabled for the host, policy and simple modes and the caps: "
 	  "always (default) or madvise; restored at the end", 1 },
-	{ "repeats", OPT_REPEATS, "N", 0, "runs per mode and level; medians are shown (default 3)", 1 },
+	{ "repeats", OPT_REPEATS, "N", 0,
+	  "rounds (one run of every mode each) per level, at least; medians are shown "
+	  "(default 3)", 1 },
+	{ "until-width", OPT_UNTIL_WIDTH, "PCT", 0,
+	  "after --repeats, more rounds until the 95% interval of every ratio is at most "
+	  "PCT percent of its median wide (converged), or --max-time or " BENCH_ROUNDS_MAX_STR
+	  " rounds is reached; the report says which", 1 },
+	{ "max-time", OPT_MAX_TIME, "DURATION", 0,
+	  "no round that would end after DURATION from the first (redis: per level, "
+	  "DURATION shared); alone, rounds until then (default none)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
 	{ "timeout", OPT_TIMEOUT, "DURATION", 0, "limit of one run (default 15min)", 1 },
@@ -151,7 +160,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --host '%s' (always or madvise)", arg);
 		o->host = arg;
 		break;
-	case OPT_REPEATS: COUNT(repeats, 1, 1000, "--repeats"); break;
+	case OPT_REPEATS: COUNT(repeats, 1, BENCH_ROUNDS_MAX, "--repeats"); break;
+	case OPT_UNTIL_WIDTH:
+		if (bench_parse_pct(arg, &o->until_width_pct))
+			argp_error(state, "bad --until-width '%s' (a percentage above 0 up to 100, "
+				   "e.g. 5 or 2.5)", arg);
+		break;
+	case OPT_MAX_TIME:
+		if (mthpctl_parse_duration(arg, &v) || v < NSEC_PER_SEC)
+			argp_error(state, "bad --max-time '%s' (a duration of at least 1s, e.g. 2h)",
+				   arg);
+		o->max_time_ns = v;
+		break;
 	case OPT_CGROUP:
 		if (arg[0] != '/' || strlen(arg) > 400)
 			argp_error(state, "--cgroup needs an absolute path");
@@ -258,6 +278,7 @@ static const char doc[] =
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
 	"  mthpctl bench gups --array-size 512M --repeats 5\n"
+	"  mthpctl bench shell --until-width 5 --max-time 30min\n"
 	"  mthpctl bench mixed --repeats 5\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
 	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"

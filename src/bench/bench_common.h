@@ -6,7 +6,8 @@
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
- * reporting (bench_report.c) and --hook-cost (bench_hook.c). The pure
+ * reporting (bench_report.c), the rounds and when they stop
+ * (bench_rounds.c) and --hook-cost (bench_hook.c). The pure
  * helpers are in bench_calc.h. No file calls back into one that calls it.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
@@ -37,6 +38,9 @@
 #define BENCH_RMDIR_TIMEOUT_NS	(10 * NSEC_PER_SEC)
 #define BENCH_RMDIR_TICK_NS	(50 * NSEC_PER_MSEC)
 #define BENCH_MAX_POLICY_WORDS	16
+/* rounds a benchmark has room for: --repeats' maximum, --until-width's cap */
+#define BENCH_ROUNDS_MAX	64
+#define BENCH_ROUNDS_MAX_STR	"64"
 
 struct bench_opts {
 	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached, mixed */
@@ -56,7 +60,9 @@ struct bench_opts {
 	struct mthpctl_policy_spec policy;
 	unsigned int policy_flags;	/* MTHPCTL_ATTACH_* */
 	char policy_refused[256];
-	unsigned int repeats;
+	unsigned int repeats;		/* rounds at least */
+	double until_width_pct;		/* --until-width: 0 = none */
+	__u64 max_time_ns;		/* --max-time: 0 = none */
 	const char *cgroup;
 	bool quiet;
 	const char *json_out;		/* also write the JSON here */
@@ -240,6 +246,10 @@ struct bench_report {
 	const char *title;		/* the text headline's start: "redis SET" */
 	bool interrupted;		/* stopped by a signal: partial figures */
 	const char *notes[BENCH_MAX_NOTES];	/* JSON "notes" (NULL: none) */
+	/* how many rounds ran and why they stopped: JSON "rounds" and a text
+	 * line each (redis: one per memory.high level) */
+	const struct bench_rounds *rounds;
+	int nr_rounds;
 	void *ctx;			/* the benchmark's figures, for the callbacks */
 	/* the members of "config" (from the options), then those after "notes" */
 	void (*json_config)(struct jw *w, const struct bench_opts *o);
@@ -249,7 +259,7 @@ struct bench_report {
 	void (*text_body)(void *ctx);
 };
 /* The report: the JSON object {"benchmark", "kernel", "interrupted",
- * "config": {...}, "notes": [...], ...} on stdout with -j or (pretty) in
+ * "config": {...}, "notes": [...], "rounds": [...], ...} on stdout with -j or (pretty) in
  * --json-out FILE; without -j, the text on stdout. Returns the exit code:
  * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
 int bench_report(const struct bench_opts *o, const struct bench_report *r);
@@ -274,6 +284,35 @@ void bench_print_memstat_header(void);
 void bench_print_memstat(const char *mode, const struct bench_memstat *m);
 /* "not distinguishable" or "distinguishable" for a ratio. */
 const char *bench_verdict(const struct bench_spread *ratio);
+
+/* --- bench_rounds.c: rounds until the rule says stop ------------------ */
+
+/* A benchmark's rounds (redis: those of one memory.high level, label). */
+struct bench_rounds {
+	struct bench_rounds_rule rule;
+	const char *label;		/* NULL, or the level: "max", "128M" */
+	unsigned int done;		/* rounds run to their end */
+	unsigned int started;		/* and the one cut short, if any */
+	__u64 elapsed_ns;
+	struct bench_rounds_widest widest;	/* after the last round */
+	enum bench_rounds_why why;	/* why they stopped */
+};
+/* The rule of o (--repeats, --until-width, --max-time) for a benchmark
+ * with room for max rounds. */
+void bench_rounds_init(struct bench_rounds *r, const struct bench_opts *o, unsigned int max,
+		       const char *label);
+/* The rounds to expect for the progress lines: min when fixed, else max. */
+unsigned int bench_rounds_planned(const struct bench_rounds *r);
+/* Run round(ctx, rep) for rep = 0, 1, ... until the rule says stop; after
+ * each, ratios(ctx, rounds, w) notes the spread of every ratio the
+ * benchmark reports (bench_rounds_widest_note()) over the rounds so far.
+ * Returns round()'s first error (an exit code, or -EINTR): r->why is then
+ * BENCH_ROUNDS_INTERRUPTED and r->done the rounds run to their end. */
+int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r,
+		     int (*round)(void *ctx, int rep),
+		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx);
+/* "4.2%", "unknown" (a ratio without interval), "-" (none noted) */
+const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *buf, size_t len);
 
 /* --- bench_hook.c: pagefault --hook-cost ------------------------------- */
 

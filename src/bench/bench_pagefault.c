@@ -22,7 +22,7 @@
 #include "mthpctl.h"
 #include "parse.h"
 
-#define PF_MAX_REPEATS 64
+#define PF_MAX_REPEATS BENCH_ROUNDS_MAX
 
 struct pf_arg {
 	__u64 size;
@@ -231,6 +231,7 @@ struct pf_col {
 /* What the report of a pagefault run reads. */
 struct pf_report {
 	const struct bench_opts *o;
+	const struct bench_rounds *rounds;
 	struct pf_run (*runs)[PF_MAX_REPEATS];
 	struct pf_col *cols;
 	int ncols;
@@ -272,7 +273,7 @@ static void pf_json_body(struct jw *w, void *ctx)
 			   bench_pct(c->ns.median, p->cols[BENCH_ALWAYS].ns.median));
 		jw_key(w, "ns_per_4k_runs");
 		jw_arr_open(w);
-		for (i = 0; i < (int)o->repeats; i++)
+		for (i = 0; i < (int)p->rounds->started; i++)
 			if (p->runs[m][i].done)
 				jw_double(w, p->runs[m][i].ns_page);
 		jw_arr_close(w);
@@ -313,9 +314,10 @@ static void pf_text_headline(void *ctx)
 	const struct bench_opts *o = p->o;
 	char b1[32];
 
-	printf("%s mapped, touched every 4K, unmapped; %u iterations, %u repeats, "
+	printf("%s mapped, touched every 4K, unmapped; %u iterations, %u rounds, "
 	       "median [bootstrap 95%% interval]",
-	       mthpctl_format_size(o->pf_size, b1, sizeof(b1)), o->pf_iterations, o->repeats);
+	       mthpctl_format_size(o->pf_size, b1, sizeof(b1)), o->pf_iterations,
+	       p->rounds->done);
 }
 
 static void pf_text_body(void *ctx)
@@ -391,75 +393,53 @@ static void pf_text_body(void *ctx)
 	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
 }
 
-int bench_pagefault(struct bench_opts *o)
+/* The runs so far, their figures and the loop's state: one benchmark at a
+ * time. */
+static struct pf_run runs[PF_NR_COLS][PF_MAX_REPEATS];
+static struct pf_col cols[PF_NR_COLS];
+static struct pf_report pr;
+static struct {
+	int sel[PF_NR_COLS], nsel, k, total;
+} lp;
+
+/* One round: every selected column once. 0, an exit code or -EINTR. */
+static int pf_round(void *ctx, int rep)
 {
-	static struct pf_run runs[PF_NR_COLS][PF_MAX_REPEATS];
-	struct pf_col cols[PF_NR_COLS];
-	struct pf_report pr = { .o = o, .runs = runs, .cols = cols };
-	struct bench_report report = {
-		.name = "pagefault", .title = "pagefault",
-		.ctx = &pr,
-		.json_config = pf_json_config, .json_body = pf_json_body,
-		.text_headline = pf_text_headline, .text_body = pf_text_body,
-	};
-	int m, rep, ret = 0, k = 0, total = 0, ncols, i, sel[PF_NR_COLS], nsel = 0;
+	struct bench_opts *o = ctx;
+	int i, m, ret = 0;
 
-	if (o->repeats > PF_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "pagefault: --repeats is at most %d",
-				     PF_MAX_REPEATS);
-	if (o->pf_hook_cost && !(o->modes & (1u << BENCH_POLICY)))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "pagefault: --hook-cost needs the policy mode (--modes ...,policy)");
-	ncols = o->pf_hook_cost ? PF_NR_COLS : BENCH_NR_MODES;
-	pr.ncols = ncols;
-	ret = bench_setup(o);
-	if (ret)
-		return ret;
-	if (o->pf_hook_cost) {
-		int err = bench_set_knob("/proc/sys/kernel/bpf_stats_enabled", "1");
+	for (i = 0; i < lp.nsel && !ret; i++) {
+		struct pf_run *r;
 
-		if (err) {
-			bench_restore();
-			return mthpctl_error(MTHPCTL_EXIT_FAIL,
-					     "cannot set kernel.bpf_stats_enabled=1 (needed by "
-					     "--hook-cost): %s", strerror(-err));
+		m = bench_round_col(lp.sel, lp.nsel, rep, i);
+		r = &runs[m][rep];
+		lp.k++;
+		if ((m < BENCH_NR_MODES && skip[m]) || (m == PF_FLOOR && floor_skip))
+			continue;
+		bench_progress(o, "[%d/%d] pagefault %s round %d ...", lp.k, lp.total,
+			       pf_col_name(m, o), rep + 1);
+		ret = pf_one(o, m, r);
+		if (!ret && r->done) {
+			if (r->hook && r->calls)
+				bench_progress(o, "[%d/%d]   %.1f ns per 4K page; choose_orders "
+					       "%llu calls, %.1f ns/call", lp.k, lp.total, r->ns_page,
+					       (unsigned long long)r->calls,
+					       (double)r->run_ns / r->calls);
+			else
+				bench_progress(o, "[%d/%d]   %.1f ns per 4K page", lp.k, lp.total,
+					       r->ns_page);
 		}
 	}
-	memset(runs, 0, sizeof(runs));
-	for (m = 0; m < ncols; m++)
-		if (m == PF_FLOOR || (o->modes & (1u << m))) {
-			total += o->repeats;
-			sel[nsel++] = m;
-		}
-	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (i = 0; i < nsel && !ret; i++) {
-			struct pf_run *r;
+	return ret;
+}
 
-			m = bench_round_col(sel, nsel, rep, i);
-			r = &runs[m][rep];
-			k++;
-			if ((m < BENCH_NR_MODES && skip[m]) || (m == PF_FLOOR && floor_skip))
-				continue;
-			bench_progress(o, "[%d/%d] pagefault %s run %d/%u ...", k, total,
-				       pf_col_name(m, o), rep + 1, o->repeats);
-			ret = pf_one(o, m, r);
-			if (!ret && r->done) {
-				if (r->hook && r->calls)
-					bench_progress(o, "[%d/%d]   %.1f ns per 4K page; choose_orders "
-						       "%llu calls, %.1f ns/call", k, total, r->ns_page,
-						       (unsigned long long)r->calls,
-						       (double)r->run_ns / r->calls);
-				else
-					bench_progress(o, "[%d/%d]   %.1f ns per 4K page", k, total,
-						       r->ns_page);
-			}
-		}
-	bench_restore();
-	if (ret > 0)
-		return ret;
+/* Spreads, per-round ratios and medians of every column over rounds. */
+static void pf_compute(const struct bench_opts *o, int rounds)
+{
+	int m, rep;
 
 	memset(cols, 0, sizeof(cols));
-	for (m = 0; m < ncols; m++) {
+	for (m = 0; m < pr.ncols; m++) {
 		double ns[PF_MAX_REPEATS], al[PF_MAX_REPEATS], nv[PF_MAX_REPEATS];
 		double cn[PF_MAX_REPEATS];
 		__u64 calls[PF_MAX_REPEATS];
@@ -467,7 +447,7 @@ int bench_pagefault(struct bench_opts *o)
 		struct bench_folios fo[PF_MAX_REPEATS];
 		int nc = 0, k;
 
-		for (rep = 0; rep < (int)o->repeats; rep++) {
+		for (rep = 0; rep < rounds; rep++) {
 			struct pf_run *r = &runs[m][rep];
 
 			ns[rep] = r->done ? r->ns_page : NAN;
@@ -484,35 +464,100 @@ int bench_pagefault(struct bench_opts *o)
 					calls[nc++] = r->calls;
 			}
 		}
-		bench_spread(ns, o->repeats, &cols[m].ns);
-		bench_ratio_spread(ns, al, o->repeats, &cols[m].ratio);
-		bench_ratio_spread(ns, nv, o->repeats, &cols[m].ratio_never);
-		bench_spread(cn, o->repeats, &cols[m].call_ns);
+		bench_spread(ns, rounds, &cols[m].ns);
+		bench_ratio_spread(ns, al, rounds, &cols[m].ratio);
+		bench_ratio_spread(ns, nv, rounds, &cols[m].ratio_never);
+		bench_spread(cn, rounds, &cols[m].call_ns);
 		cols[m].calls = bench_median_u64(calls, nc);
 		bench_memstat_median(ms, cols[m].n, &cols[m].ms);
 		bench_folios_median(fo, cols[m].n, &cols[m].f);
-		med_counters(runs[m], o->repeats, &cols[m].d);
+		med_counters(runs[m], rounds, &cols[m].d);
 	}
 	/* policy ns/call over floor ns/call, per round */
 	{
 		double pn[PF_MAX_REPEATS], fn[PF_MAX_REPEATS];
 
-		for (rep = 0; rep < (int)o->repeats; rep++) {
+		for (rep = 0; rep < rounds; rep++) {
 			struct pf_run *x = &runs[BENCH_POLICY][rep], *f = &runs[PF_FLOOR][rep];
 
 			pn[rep] = x->done && x->hook && x->calls ? (double)x->run_ns / x->calls : NAN;
 			fn[rep] = o->pf_hook_cost && f->done && f->hook && f->calls ?
 				  (double)f->run_ns / f->calls : NAN;
 		}
-		bench_ratio_spread(pn, fn, o->repeats, &pr.hook_ratio);
-		for (rep = 0; rep < (int)o->repeats; rep++) {
+		bench_ratio_spread(pn, fn, rounds, &pr.hook_ratio);
+		for (rep = 0; rep < rounds; rep++) {
 			struct pf_run *x = &runs[BENCH_POLICY][rep], *f = &runs[PF_FLOOR][rep];
 
 			pn[rep] = x->done ? x->ns_page : NAN;
 			fn[rep] = o->pf_hook_cost && f->done ? f->ns_page : NAN;
 		}
-		bench_ratio_spread(pn, fn, o->repeats, &pr.page_vs_floor);
+		bench_ratio_spread(pn, fn, rounds, &pr.page_vs_floor);
 	}
+}
+
+static void pf_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
+{
+	const struct bench_opts *o = ctx;
+	char name[96];
+	int m;
+
+	pf_compute(o, rounds);
+	for (m = 0; m < pr.ncols; m++) {
+		if (m != BENCH_ALWAYS) {
+			snprintf(name, sizeof(name), "%s vs always", pf_col_name(m, o));
+			bench_rounds_widest_note(w, name, &cols[m].ratio);
+		}
+		if (m != BENCH_NEVER) {
+			snprintf(name, sizeof(name), "%s vs never", pf_col_name(m, o));
+			bench_rounds_widest_note(w, name, &cols[m].ratio_never);
+		}
+	}
+	bench_rounds_widest_note(w, "policy vs floor per call", &pr.hook_ratio);
+	bench_rounds_widest_note(w, "policy vs floor per page", &pr.page_vs_floor);
+}
+
+int bench_pagefault(struct bench_opts *o)
+{
+	static struct bench_rounds rounds;
+	struct bench_report report = {
+		.name = "pagefault", .title = "pagefault",
+		.ctx = &pr,
+		.json_config = pf_json_config, .json_body = pf_json_body,
+		.text_headline = pf_text_headline, .text_body = pf_text_body,
+		.rounds = &rounds, .nr_rounds = 1,
+	};
+	int m, ret = 0;
+
+	memset(&lp, 0, sizeof(lp));
+	pr = (struct pf_report){ .o = o, .runs = runs, .cols = cols, .rounds = &rounds };
+	if (o->pf_hook_cost && !(o->modes & (1u << BENCH_POLICY)))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "pagefault: --hook-cost needs the policy mode (--modes ...,policy)");
+	pr.ncols = o->pf_hook_cost ? PF_NR_COLS : BENCH_NR_MODES;
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	if (o->pf_hook_cost) {
+		int err = bench_set_knob("/proc/sys/kernel/bpf_stats_enabled", "1");
+
+		if (err) {
+			bench_restore();
+			return mthpctl_error(MTHPCTL_EXIT_FAIL,
+					     "cannot set kernel.bpf_stats_enabled=1 (needed by "
+					     "--hook-cost): %s", strerror(-err));
+		}
+	}
+	memset(runs, 0, sizeof(runs));
+	bench_rounds_init(&rounds, o, PF_MAX_REPEATS, NULL);
+	for (m = 0; m < pr.ncols; m++)
+		if (m == PF_FLOOR || (o->modes & (1u << m)))
+			lp.sel[lp.nsel++] = m;
+	lp.total = lp.nsel * bench_rounds_planned(&rounds);
+	ret = bench_rounds_run(o, &rounds, pf_round, pf_ratios, o);
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	pf_compute(o, rounds.started);
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
 	report.notes[1] = floor_skip ? floor_note : NULL;

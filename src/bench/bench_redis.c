@@ -380,19 +380,75 @@ static void rm_tmpdir(const char *dir)
 	rmdir(dir);
 }
 
+/* The loop over the rounds of one level. */
+struct redis_loop {
+	struct redis_ctx *c;
+	struct redis_run *runs;
+	int l;				/* the level */
+	int sel[REDIS_MAX_COLS], nsel;	/* the columns to run */
+	int k, total;			/* progress */
+	struct redis_cell cells[REDIS_MAX_COLS];	/* after a round */
+};
+
+/* One round at level lp->l: every selected column once. 0, an exit code
+ * or -EINTR. */
+static int redis_round(void *ctx, int rep)
+{
+	struct redis_loop *lp = ctx;
+	struct redis_ctx *c = lp->c;
+	const struct bench_opts *o = c->o;
+	int i, m, err;
+
+	for (i = 0; i < lp->nsel; i++) {
+		struct redis_run *r;
+
+		m = bench_round_col(lp->sel, lp->nsel, rep, i);
+		r = &REDIS_RUN(lp->runs, lp->l, m, rep);
+		lp->k++;
+		if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->policy_skip) ||
+		    (m == BENCH_SIMPLE && c->simple_skip))
+			continue;
+		bench_progress(o, "[%d/%d] redis %s memory.high=%s round %d ...", lp->k,
+			       lp->total, redis_col_name(c, m), c->level_names[lp->l], rep + 1);
+		err = redis_one(c, m, o->high[lp->l], r);
+		if (err)
+			return err;
+		if (r->done)
+			bench_progress(o, "[%d/%d]   %.0f rps, p99 %.2f ms, %.1f s, "
+				       "PMD %.1f MiB", lp->k, lp->total, r->row.rps, r->row.p99,
+				       r->secs, r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+	}
+	return 0;
+}
+
+/* after a round: every column's rps against always and against the oracle */
+static void redis_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
+{
+	struct redis_loop *lp = ctx;
+	int m, oracle = redis_level_cells(lp->c, lp->runs, lp->l, rounds, lp->cells);
+	char name[96];
+
+	for (m = 0; m < lp->c->ncols; m++) {
+		if (m != BENCH_ALWAYS) {
+			snprintf(name, sizeof(name), "%s vs always", redis_col_name(lp->c, m));
+			bench_rounds_widest_note(w, name, &lp->cells[m].r_always);
+		}
+		if (m != oracle) {
+			snprintf(name, sizeof(name), "%s vs oracle", redis_col_name(lp->c, m));
+			bench_rounds_widest_note(w, name, &lp->cells[m].r_oracle);
+		}
+	}
+}
+
 int bench_redis(struct bench_opts *o)
 {
+	static struct redis_loop lp;
 	struct redis_ctx c = { .o = o };
 	struct redis_run *runs;
 	struct redis_cell *cells;
-	int l, m, rep, total = 0, k = 0, ret = 0, err, i;
-	int sel[REDIS_MAX_COLS], nsel = 0;	/* the columns to run */
-	char hb[32];
+	int l, m, ret = 0, i;
 	const char *tmp = getenv("TMPDIR");
 
-	if (o->repeats > REDIS_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "redis: --repeats is at most %d",
-				     REDIS_MAX_REPEATS);
 	if (!bench_in_path(o->redis_server))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-server (Debian: apt install redis-server) "
@@ -411,7 +467,7 @@ int bench_redis(struct bench_opts *o)
 		mthpctl_format_size(o->sizes[i], c.cap_size[i], sizeof(c.cap_size[i]));
 		snprintf(c.cap_names[i], sizeof(c.cap_names[i]), "cap-%s", c.cap_size[i]);
 	}
-	runs = calloc((size_t)o->nr_high * REDIS_MAX_COLS * o->repeats, sizeof(*runs));
+	runs = calloc((size_t)o->nr_high * REDIS_MAX_COLS * REDIS_MAX_REPEATS, sizeof(*runs));
 	cells = calloc((size_t)o->nr_high * REDIS_MAX_COLS, sizeof(*cells));
 	if (!runs || !cells) {
 		free(runs);
@@ -432,38 +488,21 @@ int bench_redis(struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a directory in /tmp: %s",
 				     strerror(errno));
 	}
+	lp = (struct redis_loop){ .c = &c, .runs = runs };
 	for (m = 0; m < c.ncols; m++)
-		if (col_selected(&c, m)) {
-			total += o->nr_high * o->repeats;
-			sel[nsel++] = m;
-		}
-
-#define RUN(l, col, rep)	REDIS_RUN(runs, o->repeats, l, col, rep)
-	for (l = 0; l < o->nr_high && !ret; l++)
-		for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-			for (i = 0; i < nsel && !ret; i++) {
-				struct redis_run *r;
-
-				m = bench_round_col(sel, nsel, rep, i);
-				r = &RUN(l, m, rep);
-				k++;
-				if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip) ||
-				    (m == BENCH_SIMPLE && c.simple_skip))
-					continue;
-				bench_progress(o, "[%d/%d] redis %s memory.high=%s run %d/%u ...", k,
-					       total, redis_col_name(&c, m),
-					       redis_high_str(o->high[l], hb, sizeof(hb)), rep + 1, o->repeats);
-				err = redis_one(&c, m, o->high[l], r);
-				if (err) {
-					ret = err;
-					break;
-				}
-				if (r->done)
-					bench_progress(o, "[%d/%d]   %.0f rps, p99 %.2f ms, %.1f s, "
-						       "PMD %.1f MiB", k, total, r->row.rps, r->row.p99,
-						       r->secs,
-						       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
-			}
+		if (col_selected(&c, m))
+			lp.sel[lp.nsel++] = m;
+	/* --max-time is the whole benchmark's: each level gets its share */
+	for (l = 0; l < o->nr_high; l++) {
+		redis_high_str(o->high[l], c.level_names[l], sizeof(c.level_names[l]));
+		bench_rounds_init(&c.rounds[l], o, REDIS_MAX_REPEATS, c.level_names[l]);
+		c.rounds[l].rule.max_ns /= o->nr_high;
+		lp.total += lp.nsel * bench_rounds_planned(&c.rounds[l]);
+	}
+	for (l = 0; l < o->nr_high && !ret; l++) {
+		lp.l = l;
+		ret = bench_rounds_run(o, &c.rounds[l], redis_round, redis_ratios, &lp);
+	}
 
 	bench_restore();
 	rm_tmpdir(c.tmpdir);

@@ -9,7 +9,7 @@
 
 #include "bench_common.h"
 
-#define WL_MAX_REPEATS	64
+#define WL_MAX_REPEATS	BENCH_ROUNDS_MAX
 
 /* What the child sends when it holds its memory. */
 struct wl_result {
@@ -30,6 +30,9 @@ struct wl_kind {
 		     pid_t *server);
 	void (*json_config)(struct jw *w, const struct bench_opts *o);
 	void (*headline)(const struct bench_opts *o);
+	/* before the setup (NULL: nothing to check): 0 or an exit code,
+	 * printed with the fix */
+	int (*check)(const struct bench_opts *o);
 };
 
 /* shell, gups, bloat (each with a child of its own: the ones mixed runs),

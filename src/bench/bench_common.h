@@ -144,6 +144,11 @@ void bench_kill_all(void);
 /* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
  * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
 int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
+/* A child's output from fd into buf (len: its room, NUL included) until
+ * end of file, or until buf is full (keep_tail: then its first half is
+ * dropped and reading goes on: the end is kept). 0, -ETIMEDOUT after
+ * timeout_ns, or -EINTR on a stop signal; buf holds what came. */
+int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeout_ns);
 __u64 bench_now_ns(void);
 /* Is name (a path, or a command found in $PATH) executable? */
 bool bench_in_path(const char *name);

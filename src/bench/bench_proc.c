@@ -157,6 +157,39 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 	return 0;
 }
 
+int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (bench_stop)
+			return -EINTR;
+		if (bench_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
+			continue;
+		n = read(fd, buf + off, len - 1 - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += n;
+		if (off == len - 1) {
+			if (!keep_tail)
+				break;
+			/* keep the second half: the end is what matters */
+			memmove(buf, buf + off / 2, off - off / 2);
+			off -= off / 2;
+		}
+	}
+	buf[off] = '\0';
+	return 0;
+}
+
 bool bench_in_path(const char *name)
 {
 	char *path, *dir, *save = NULL, buf[4096];

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +201,6 @@ static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_
 	const struct bench_opts *o = c->o;
 	char num[5][24];
 	int p[2], status, err;
-	size_t off = 0;
 	__u64 t0;
 
 	snprintf(num[0], sizeof(num[0]), "%llu", (unsigned long long)o->keys);
@@ -226,27 +224,13 @@ static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_
 	if (x->cli < 0)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-benchmark: %s",
 				     strerror(-x->cli));
-	for (;;) {
-		struct pollfd pfd = { .fd = x->out_fd, .events = POLLIN };
-		ssize_t n;
-
-		if (bench_stop)
-			return -EINTR;
-		if (bench_now_ns() - t0 > o->timeout_ns)
-			return mthpctl_error(MTHPCTL_EXIT_FAIL,
-					     "redis-benchmark did not finish in the --timeout");
-		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
-			continue;
-		n = read(x->out_fd, out + off, len - 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || off + n >= len - 1) {
-			off += n > 0 ? n : 0;
-			break;
-		}
-		off += n;
-	}
-	out[off] = '\0';
+	err = bench_read_output(x->out_fd, out, len, false, o->timeout_ns);
+	if (err == -EINTR)
+		return -EINTR;
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "redis-benchmark did not finish in the --timeout: give a longer "
+				     "--timeout or fewer --requests");
 	err = bench_wait(x->cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	if (err == -EINTR)
 		return -EINTR;

@@ -203,8 +203,7 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 {
 	char port[16], mem[24], ops[24], conc[16], win[24], srv[48];
 	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
-	size_t off = 0;
-	int p[2], status, cfg_fd;
+	int p[2], status, cfg_fd, err;
 	pid_t cli;
 	__u64 t0;
 
@@ -268,24 +267,21 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
 				     strerror(-cli));
 	}
-	for (;;) {
-		ssize_t n = read(p[0], out + off, sizeof(out) - 1 - off);
-
-		if (n < 0 && errno == EINTR && !bench_stop)
-			continue;
-		if (n <= 0 || bench_stop)
-			break;
-		off += n;
-		if (off == sizeof(out) - 1)
-			off = 0;	/* keep the end: the closing line */
-	}
-	out[off] = '\0';
+	/* memaslap prints its result when it ends: it has the run's --timeout
+	 * (BENCH_RUN_TIMEOUT_NS by default) to do so, and exits right after */
+	err = bench_read_output(p[0], out, sizeof(out), true, o->timeout_ns);
 	close(p[0]);
-	bench_wait(cli, o->timeout_ns, &status);
+	if (!err)
+		bench_wait(cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	bench_kill(cli);
 	unlink(cfg);
-	if (bench_stop)
+	if (bench_stop || err == -EINTR)
 		return -EINTR;
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "%s gave no result in the --timeout (%llu s): give a longer "
+				     "--timeout or fewer --requests", o->memaslap,
+				     (unsigned long long)(o->timeout_ns / NSEC_PER_SEC));
 	if (bench_parse_memaslap(out, &res->rate, &res->secs))
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no result from %s (output: \"%.200s\")",
 				     o->memaslap, out);

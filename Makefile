@@ -23,7 +23,8 @@ CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		   -Wno-format-truncation
 BASE_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE \
-		   -DMTHPCTL_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUTPUT)
+		   -DMTHPCTL_VERSION='"$(VERSION)"' -DMTHPCTL_SRC_DIR='"$(CURDIR)"' \
+		   -Iinclude -Isrc -I$(OUTPUT)
 USER_CFLAGS	:= $(CFLAGS) $(BASE_CFLAGS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer builds (clang-19): the unit
@@ -48,7 +49,8 @@ endif
 # libbpf + bpftool: a matched pair built from the kernel tree by
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
-NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin
+NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin \
+		      compile-bench
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk
@@ -72,7 +74,7 @@ BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c sr
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
 		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c \
 		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c \
-		   src/bench/bench_rounds.c
+		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
@@ -172,6 +174,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 
 unit-check: $(TEST_BIN)
 	$(Q)$(TEST_BIN)
+
+# What `mthpctl bench compile` builds (src/bench/bench_wl_compile.c), with
+# make -jN and the system cc: the objects of the pure sources and the unit
+# tests (no libbpf needed), into OUTPUT=DIR; COMPILE_FILES=N: the first N.
+COMPILE_SRCS	:= $(LIB_SRCS) $(TEST_SRCS)
+.PHONY: compile-bench
+compile-bench: $(patsubst %.c,$(OUTPUT)/%.o,$(wordlist 1,$(or $(COMPILE_FILES),$(words $(COMPILE_SRCS))),$(COMPILE_SRCS)))
 
 # --- sanitizers --------------------------------------------------------
 

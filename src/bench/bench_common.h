@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c, and shell, gups, bloat, memcached and mixed in
- * bench_workload.c) share, one section per file that implements it: the
+ * bench_sparse.c, and shell, gups, bloat, memcached, arenas, compile and
+ * mixed in bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
@@ -43,7 +43,9 @@
 #define BENCH_ROUNDS_MAX_STR	"64"
 
 struct bench_opts {
-	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached, mixed */
+	/* redis, pagefault, sparse, shell, gups, bloat, memcached, arenas,
+	 * compile, mixed */
+	const char *which;
 	unsigned int modes;		/* 1 << enum bench_mode */
 	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
 	/* --policy "--object FILE [--ops NAME]": a policy of the user's own
@@ -84,12 +86,18 @@ struct bench_opts {
 	/* sparse */
 	unsigned int sp_procs, sp_dense_passes;
 	__u64 sp_map_size, sp_stride, sp_dense_size;
-	/* shell, gups, bloat, memcached (bench_workload.c; memcached also
+	/* shell, gups, bloat, memcached, arenas, compile (bench_workload.c; memcached also
 	 * takes redis' keys, requests, value_size, clients and port) */
 	unsigned int wl_pipelines, wl_loops, wl_threads;
 	__u64 wl_array_size, wl_updates, wl_per_thread;
 	__u64 mc_cache_size;
 	const char *memcached, *memaslap;
+	/* arenas */
+	unsigned int wl_arenas, wl_touch_pages;
+	__u64 wl_arena_size;
+	/* compile: the source tree, make's -j, the first N files (0: all) */
+	const char *cc_source;
+	unsigned int cc_jobs, cc_files;
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -150,6 +158,8 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
  * timeout_ns, or -EINTR on a stop signal; buf holds what came. */
 int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeout_ns);
 __u64 bench_now_ns(void);
+/* Remove dir and everything under it (a temporary directory of ours). */
+void bench_rm_tree(const char *dir);
 /* Is name (a path, or a command found in $PATH) executable? */
 bool bench_in_path(const char *name);
 
@@ -335,7 +345,8 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 int bench_redis(struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
-/* shell, gups, bloat and memcached (o->which): bench_workload.c */
+/* shell, gups, bloat, memcached, arenas and compile (o->which):
+ * bench_workload.c */
 int bench_workload(struct bench_opts *o);
 /* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
 int bench_mixed(struct bench_opts *o);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,23 @@ int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeo
 	}
 	buf[off] = '\0';
 	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void bench_rm_tree(const char *dir)
+{
+	if (dir && dir[0])
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 bool bench_in_path(const char *name)

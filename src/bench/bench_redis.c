@@ -5,7 +5,6 @@
  * method at a configurable size. This file runs it; the medians, ratios
  * and the report are in bench_redis_report.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -343,27 +342,6 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
-/* Our private temporary directory: logs, dump.rdb, temp-*.rdb. */
-static void rm_tmpdir(const char *dir)
-{
-	char path[400];
-	struct dirent *de;
-	DIR *d;
-
-	if (!dir[0])
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, ".."))) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* The loop over the rounds of one level. */
 struct redis_loop {
 	struct redis_ctx *c;
@@ -489,7 +467,7 @@ int bench_redis(struct bench_opts *o)
 	}
 
 	bench_restore();
-	rm_tmpdir(c.tmpdir);
+	bench_rm_tree(c.tmpdir);	/* logs, dump.rdb, temp-*.rdb */
 	if (ret > 0) {
 		free(runs);
 		free(cells);

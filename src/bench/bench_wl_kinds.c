@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench shell, gups, bloat and memcached: what each workload does in
- * its child (or, for memcached, as a server loaded from outside), and how
- * it describes itself; bench_workload.c runs them in every mode and reports.
+ * mthpctl bench shell, gups, bloat, memcached and arenas: what each
+ * workload does in its child (or, for memcached, as a server loaded from
+ * outside), and how it describes itself; compile's are in
+ * bench_wl_compile.c. bench_workload.c runs them in every mode and reports.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,75 @@ static int bloat_run(const struct bench_opts *o, struct wl_result *res)
 	return res->err ? -res->err : 0;
 }
 
+/* arenas: threads that each map an arena of their own, 2M-aligned, and
+ * touch a few 4K pages of every 2M of it (a jemalloc-like allocator:
+ * an arena per thread, mapped whole, used a little) */
+#define WL_PMD		(2ULL << 20)
+
+struct arenas_shared {
+	struct bloat_shared b;		/* the start and hold, as bloat's */
+	__u64 size;			/* of each arena, whole 2M */
+	unsigned int touch;		/* 4K pages per 2M */
+};
+
+static void *arenas_thread(void *arg)
+{
+	struct arenas_shared *a = arg;
+	__u64 off, i, step = WL_PMD / a->touch;
+	char *map, *arena;
+	int err = 0;
+
+	/* one 2M more, to start the arena on a 2M boundary: a range a PMD
+	 * folio can fill */
+	map = mmap(NULL, a->size + WL_PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (map == MAP_FAILED) {
+		err = errno;
+	} else {
+		arena = (char *)(((uintptr_t)map + WL_PMD - 1) & ~(uintptr_t)(WL_PMD - 1));
+		for (off = 0; off < a->size; off += WL_PMD)
+			for (i = 0; i < a->touch; i++)
+				arena[off + i * step] = 0x5a;
+	}
+	pthread_mutex_lock(&a->b.lock);
+	a->b.ready++;
+	if (err)
+		a->b.err = err;
+	pthread_cond_broadcast(&a->b.cond);
+	pthread_mutex_unlock(&a->b.lock);
+	for (;;)		/* hold the memory until the process ends */
+		pause();
+	return NULL;
+}
+
+static int arenas_run(const struct bench_opts *o, struct wl_result *res)
+{
+	static struct arenas_shared a = {
+		.b = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER },
+	};
+	unsigned int i, started = 0;
+	pthread_t t;
+	__u64 t0 = bench_now_ns();
+
+	a.size = o->wl_arena_size;
+	a.touch = o->wl_touch_pages;
+	for (i = 0; i < o->wl_arenas; i++) {
+		if (pthread_create(&t, NULL, arenas_thread, &a)) {
+			res->err = EAGAIN;
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&a.b.lock);
+	while (a.b.ready < started)
+		pthread_cond_wait(&a.b.cond, &a.b.lock);
+	if (a.b.err)
+		res->err = a.b.err;
+	pthread_mutex_unlock(&a.b.lock);
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return res->err ? -res->err : 0;
+}
+
 /* --- memcached (in the parent: the server in the cgroup, the load
  * generator outside it, as redis) ------------------------------------- */
 
@@ -331,6 +402,22 @@ static void bloat_headline(const struct bench_opts *o)
 	       mthpctl_format_size(o->wl_per_thread, b, sizeof(b)));
 }
 
+static void arenas_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "arenas", o->wl_arenas);
+	jw_ku64(w, "arena_size", o->wl_arena_size);
+	jw_ku64(w, "touch_pages_per_2m", o->wl_touch_pages);
+}
+
+static void arenas_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%u threads each mapping a 2M-aligned arena of %s and touching %u 4K pages "
+	       "of every 2M", o->wl_arenas, mthpctl_format_size(o->wl_arena_size, b, sizeof(b)),
+	       o->wl_touch_pages);
+}
+
 static void memcached_config(struct jw *w, const struct bench_opts *o)
 {
 	jw_ku64(w, "keys", o->keys);
@@ -356,4 +443,7 @@ const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS] = {
 	{ "gups", gups_run, NULL, gups_config, gups_headline },
 	{ "bloat", bloat_run, NULL, bloat_config, bloat_headline },
 	{ "memcached", NULL, memcached_serve, memcached_config, memcached_headline },
+	{ "arenas", arenas_run, NULL, arenas_config, arenas_headline },
+	{ "compile", bench_compile_run, NULL, bench_compile_config, bench_compile_headline,
+	  bench_compile_check },
 };

@@ -36,10 +36,15 @@ struct wl_kind {
 };
 
 /* shell, gups, bloat (each with a child of its own: the ones mixed runs),
- * then memcached */
-#define BENCH_WL_NR_KINDS	4
+ * then memcached, arenas and compile */
+#define BENCH_WL_NR_KINDS	6
 #define BENCH_WL_NR_CHILD	3
 extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];	/* bench_wl_kinds.c */
+/* compile (bench_wl_compile.c): the kind's functions */
+int bench_compile_run(const struct bench_opts *o, struct wl_result *res);
+void bench_compile_config(struct jw *w, const struct bench_opts *o);
+void bench_compile_headline(const struct bench_opts *o);
+int bench_compile_check(const struct bench_opts *o);
 /* Does something accept TCP connections on 127.0.0.1:PORT (a server up,
  * or the port taken)? */
 bool bench_wl_port_listening(unsigned int port);

@@ -157,7 +157,8 @@ void bench_rounds_widest_note(struct bench_rounds_widest *w, const char *name,
 double bench_spread_width_pct(const struct bench_spread *s);
 
 /* After done rounds that took elapsed_ns, with the widest ratio interval
- * widest_pct (-1: no ratio to judge: the width never holds): stop, and
+ * widest_pct (-1: no ratio to judge, as with one mode: the width holds):
+ * stop, and
  * why, or BENCH_ROUNDS_MORE. The time cap looks ahead by the mean round:
  * it stops when one more round would end past max_ns. */
 enum bench_rounds_why bench_rounds_next(const struct bench_rounds_rule *rule, unsigned int done,

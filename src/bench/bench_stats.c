@@ -253,7 +253,8 @@ enum bench_rounds_why bench_rounds_next(const struct bench_rounds_rule *rule, un
 		return BENCH_ROUNDS_MORE;
 	if (rule->width_pct <= 0 && !rule->max_ns)
 		return BENCH_ROUNDS_FIXED;
-	if (rule->width_pct > 0 && widest_pct >= 0 && widest_pct <= rule->width_pct)
+	/* no ratio at all (one mode run): nothing to narrow, converged */
+	if (rule->width_pct > 0 && widest_pct <= rule->width_pct)
 		return BENCH_ROUNDS_CONVERGED;
 	if (done >= rule->max)
 		return BENCH_ROUNDS_ROUND_CAP;

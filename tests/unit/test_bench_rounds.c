@@ -28,9 +28,11 @@ static void until_width(void **state)
 	assert_int_equal(bench_rounds_next(&r, 2, 20 * SEC, 1), BENCH_ROUNDS_MORE);
 	assert_int_equal(bench_rounds_next(&r, 3, 30 * SEC, 5.01), BENCH_ROUNDS_MORE);
 	assert_int_equal(bench_rounds_next(&r, 4, 40 * SEC, 5), BENCH_ROUNDS_CONVERGED);
-	/* a ratio without interval never converges; no ratio at all neither */
+	/* a ratio without interval never converges */
 	assert_int_equal(bench_rounds_next(&r, 4, 40 * SEC, INFINITY), BENCH_ROUNDS_MORE);
-	assert_int_equal(bench_rounds_next(&r, 4, 40 * SEC, -1), BENCH_ROUNDS_MORE);
+	/* no ratio at all (one mode): nothing to wait for, after the minimum */
+	assert_int_equal(bench_rounds_next(&r, 2, 20 * SEC, -1), BENCH_ROUNDS_MORE);
+	assert_int_equal(bench_rounds_next(&r, 3, 30 * SEC, -1), BENCH_ROUNDS_CONVERGED);
 	/* the room of the benchmark is the last word */
 	assert_int_equal(bench_rounds_next(&r, 10, 100 * SEC, 6), BENCH_ROUNDS_ROUND_CAP);
 	/* converged on the last round it had room for: converged */

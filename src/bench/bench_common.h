@@ -308,6 +308,7 @@ struct bench_rounds {
 	const char *label;		/* NULL, or the level: "max", "128M" */
 	unsigned int done;		/* rounds run to their end */
 	unsigned int started;		/* and the one cut short, if any */
+	int k;				/* runs begun: the progress count */
 	__u64 elapsed_ns;
 	struct bench_rounds_widest widest;	/* after the last round */
 	enum bench_rounds_why why;	/* why they stopped */
@@ -318,13 +319,16 @@ void bench_rounds_init(struct bench_rounds *r, const struct bench_opts *o, unsig
 		       const char *label);
 /* The rounds to expect for the progress lines: min when fixed, else max. */
 unsigned int bench_rounds_planned(const struct bench_rounds *r);
-/* Run round(ctx, rep) for rep = 0, 1, ... until the rule says stop; after
- * each, ratios(ctx, rounds, w) notes the spread of every ratio the
+/* Rounds until the rule says stop: round rep runs run(ctx, col, rep, tag)
+ * for every column of sel (modes, or a benchmark's own columns), in the
+ * rotated order of bench_round_col(); tag is the progress prefix
+ * "[LABEL k/total]". A column that is skipped returns 0 at once. After
+ * each round, ratios(ctx, rounds, w) notes the spread of every ratio the
  * benchmark reports (bench_rounds_widest_note()) over the rounds so far.
- * Returns round()'s first error (an exit code, or -EINTR): r->why is then
+ * Returns run()'s first error (an exit code, or -EINTR): r->why is then
  * BENCH_ROUNDS_INTERRUPTED and r->done the rounds run to their end. */
-int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r,
-		     int (*round)(void *ctx, int rep),
+int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r, const int *sel, int nsel,
+		     int (*run)(void *ctx, int col, int rep, const char *tag),
 		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx);
 /* "4.2%", "unknown" (a ratio without interval), "-" (none noted) */
 const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *buf, size_t len);

@@ -186,32 +186,21 @@ static void mx_text_body(void *ctx)
 static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
 static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
 static struct mx_report mr;
-static struct {
-	int sel[BENCH_NR_MODES], nsel, k, total;
-} lp;
-
-/* One round: every selected mode once, its workloads at once. */
-static int mx_round_all(void *ctx, int rep)
+/* One round of mode m: its workloads at once. 0, an exit code or -EINTR. */
+static int mx_col(void *ctx, int m, int rep, const char *tag)
 {
 	const struct bench_opts *o = ctx;
-	int i, m, ret = 0;
+	bool done;
+	int ret;
 
-	for (i = 0; i < lp.nsel && !ret; i++) {
-		bool done;
-
-		m = bench_round_col(lp.sel, lp.nsel, rep, i);
-		lp.k++;
-		if (skip[m])
-			continue;
-		bench_progress(o, "[%d/%d] mixed %s round %d ...", lp.k, lp.total,
-			       bench_mode_name(m, o), rep + 1);
-		ret = mx_round(o, m, runs[m][rep], &done);
-		round_done[m][rep] = !ret && done;
-		if (round_done[m][rep])
-			bench_progress(o, "[%d/%d]   shell %.2f s, gups %.2f s, bloat %.2f s",
-				       lp.k, lp.total, runs[m][rep][0].secs, runs[m][rep][1].secs,
-				       runs[m][rep][2].secs);
-	}
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s mixed %s round %d ...", tag, bench_mode_name(m, o), rep + 1);
+	ret = mx_round(o, m, runs[m][rep], &done);
+	round_done[m][rep] = !ret && done;
+	if (round_done[m][rep])
+		bench_progress(o, "%s   shell %.2f s, gups %.2f s, bloat %.2f s", tag,
+			       runs[m][rep][0].secs, runs[m][rep][1].secs, runs[m][rep][2].secs);
 	return ret;
 }
 
@@ -313,10 +302,9 @@ int bench_mixed(struct bench_opts *o)
 		.text_headline = mx_text_headline, .text_body = mx_text_body,
 		.rounds = &rounds, .nr_rounds = 1,
 	};
-	int ret;
+	int ret, sel[BENCH_NR_MODES], nsel;
 
 	memset(&mr, 0, sizeof(mr));
-	memset(&lp, 0, sizeof(lp));
 	memset(round_done, 0, sizeof(round_done));
 	mr.o = o;
 	mr.rounds = &rounds;
@@ -324,9 +312,8 @@ int bench_mixed(struct bench_opts *o)
 	if (ret)
 		return ret;
 	bench_rounds_init(&rounds, o, WL_MAX_REPEATS, NULL);
-	lp.nsel = bench_selected_modes(o, lp.sel);
-	lp.total = lp.nsel * bench_rounds_planned(&rounds);
-	ret = bench_rounds_run(o, &rounds, mx_round_all, mx_ratios, o);
+	nsel = bench_selected_modes(o, sel);
+	ret = bench_rounds_run(o, &rounds, sel, nsel, mx_col, mx_ratios, o);
 	bench_restore();
 	if (ret > 0)
 		return ret;

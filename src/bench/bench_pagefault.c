@@ -398,37 +398,24 @@ static void pf_text_body(void *ctx)
 static struct pf_run runs[PF_NR_COLS][PF_MAX_REPEATS];
 static struct pf_col cols[PF_NR_COLS];
 static struct pf_report pr;
-static struct {
-	int sel[PF_NR_COLS], nsel, k, total;
-} lp;
-
-/* One round: every selected column once. 0, an exit code or -EINTR. */
-static int pf_round(void *ctx, int rep)
+/* One run of column m in round rep. 0, an exit code or -EINTR. */
+static int pf_col_run(void *ctx, int m, int rep, const char *tag)
 {
 	struct bench_opts *o = ctx;
-	int i, m, ret = 0;
+	struct pf_run *r = &runs[m][rep];
+	int ret;
 
-	for (i = 0; i < lp.nsel && !ret; i++) {
-		struct pf_run *r;
-
-		m = bench_round_col(lp.sel, lp.nsel, rep, i);
-		r = &runs[m][rep];
-		lp.k++;
-		if ((m < BENCH_NR_MODES && skip[m]) || (m == PF_FLOOR && floor_skip))
-			continue;
-		bench_progress(o, "[%d/%d] pagefault %s round %d ...", lp.k, lp.total,
-			       pf_col_name(m, o), rep + 1);
-		ret = pf_one(o, m, r);
-		if (!ret && r->done) {
-			if (r->hook && r->calls)
-				bench_progress(o, "[%d/%d]   %.1f ns per 4K page; choose_orders "
-					       "%llu calls, %.1f ns/call", lp.k, lp.total, r->ns_page,
-					       (unsigned long long)r->calls,
-					       (double)r->run_ns / r->calls);
-			else
-				bench_progress(o, "[%d/%d]   %.1f ns per 4K page", lp.k, lp.total,
-					       r->ns_page);
-		}
+	if ((m < BENCH_NR_MODES && skip[m]) || (m == PF_FLOOR && floor_skip))
+		return 0;
+	bench_progress(o, "%s pagefault %s round %d ...", tag, pf_col_name(m, o), rep + 1);
+	ret = pf_one(o, m, r);
+	if (!ret && r->done) {
+		if (r->hook && r->calls)
+			bench_progress(o, "%s   %.1f ns per 4K page; choose_orders %llu calls, "
+				       "%.1f ns/call", tag, r->ns_page, (unsigned long long)r->calls,
+				       (double)r->run_ns / r->calls);
+		else
+			bench_progress(o, "%s   %.1f ns per 4K page", tag, r->ns_page);
 	}
 	return ret;
 }
@@ -526,9 +513,8 @@ int bench_pagefault(struct bench_opts *o)
 		.text_headline = pf_text_headline, .text_body = pf_text_body,
 		.rounds = &rounds, .nr_rounds = 1,
 	};
-	int m, ret = 0;
+	int m, ret = 0, sel[PF_NR_COLS], nsel = 0;
 
-	memset(&lp, 0, sizeof(lp));
 	pr = (struct pf_report){ .o = o, .runs = runs, .cols = cols, .rounds = &rounds };
 	if (o->pf_hook_cost && !(o->modes & (1u << BENCH_POLICY)))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
@@ -551,9 +537,8 @@ int bench_pagefault(struct bench_opts *o)
 	bench_rounds_init(&rounds, o, PF_MAX_REPEATS, NULL);
 	for (m = 0; m < pr.ncols; m++)
 		if (m == PF_FLOOR || (o->modes & (1u << m)))
-			lp.sel[lp.nsel++] = m;
-	lp.total = lp.nsel * bench_rounds_planned(&rounds);
-	ret = bench_rounds_run(o, &rounds, pf_round, pf_ratios, o);
+			sel[nsel++] = m;
+	ret = bench_rounds_run(o, &rounds, sel, nsel, pf_col_run, pf_ratios, o);
 	bench_restore();
 	if (ret > 0)
 		return ret;

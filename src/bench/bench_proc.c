@@ -133,13 +133,14 @@ void bench_kill_all(void)
 		bench_kill(pids[nr_pids - 1]);
 }
 
-int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+/* One read from fd, waiting for data until timeout_ns after t0: the
+ * bytes read (0 at end of file), -EINTR on a stop signal, -ETIMEDOUT, or
+ * -EIO on a read error. */
+static ssize_t read_by(int fd, void *buf, size_t len, __u64 t0, __u64 timeout_ns)
 {
-	__u64 t0 = bench_now_ns();
-	size_t off = 0;
 	ssize_t n;
 
-	while (off < len) {
+	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		if (bench_stop)
@@ -148,11 +149,23 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
 			continue;
-		n = read(fd, (char *)buf + off, len - off);
+		n = read(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		return n < 0 ? -EIO : n;
+	}
+}
+
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = read_by(fd, (char *)buf + off, len - off, t0, timeout_ns);
 		if (n <= 0)
-			return -EIO;
+			return n ? n : -EIO;
 		off += n;
 	}
 	return 0;
@@ -165,17 +178,11 @@ int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeo
 	ssize_t n;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		if (bench_stop)
-			return -EINTR;
-		if (bench_now_ns() - t0 > timeout_ns)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
-			continue;
-		n = read(fd, buf + off, len - 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = read_by(fd, buf + off, len - 1 - off, t0, timeout_ns);
+		if (n == -EINTR || n == -ETIMEDOUT) {
+			buf[off] = '\0';
+			return n;
+		}
 		if (n <= 0)
 			break;
 		off += n;

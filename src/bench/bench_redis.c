@@ -347,40 +347,30 @@ struct redis_loop {
 	struct redis_ctx *c;
 	struct redis_run *runs;
 	int l;				/* the level */
-	int sel[REDIS_MAX_COLS], nsel;	/* the columns to run */
-	int k, total;			/* progress */
 	struct redis_cell cells[REDIS_MAX_COLS];	/* after a round */
 };
 
-/* One round at level lp->l: every selected column once. 0, an exit code
- * or -EINTR. */
-static int redis_round(void *ctx, int rep)
+/* One run of column m at level lp->l in round rep. 0, an exit code or
+ * -EINTR. */
+static int redis_col(void *ctx, int m, int rep, const char *tag)
 {
 	struct redis_loop *lp = ctx;
 	struct redis_ctx *c = lp->c;
 	const struct bench_opts *o = c->o;
-	int i, m, err;
+	struct redis_run *r = &REDIS_RUN(lp->runs, lp->l, m, rep);
+	int err;
 
-	for (i = 0; i < lp->nsel; i++) {
-		struct redis_run *r;
-
-		m = bench_round_col(lp->sel, lp->nsel, rep, i);
-		r = &REDIS_RUN(lp->runs, lp->l, m, rep);
-		lp->k++;
-		if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->policy_skip) ||
-		    (m == BENCH_SIMPLE && c->simple_skip))
-			continue;
-		bench_progress(o, "[%d/%d] redis %s memory.high=%s round %d ...", lp->k,
-			       lp->total, redis_col_name(c, m), c->level_names[lp->l], rep + 1);
-		err = redis_one(c, m, o->high[lp->l], r);
-		if (err)
-			return err;
-		if (r->done)
-			bench_progress(o, "[%d/%d]   %.0f rps, p99 %.2f ms, %.1f s, "
-				       "PMD %.1f MiB", lp->k, lp->total, r->row.rps, r->row.p99,
-				       r->secs, r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
-	}
-	return 0;
+	if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->policy_skip) ||
+	    (m == BENCH_SIMPLE && c->simple_skip))
+		return 0;
+	bench_progress(o, "%s redis %s memory.high=%s round %d ...", tag, redis_col_name(c, m),
+		       c->level_names[lp->l], rep + 1);
+	err = redis_one(c, m, o->high[lp->l], r);
+	if (!err && r->done)
+		bench_progress(o, "%s   %.0f rps, p99 %.2f ms, %.1f s, PMD %.1f MiB", tag,
+			       r->row.rps, r->row.p99, r->secs,
+			       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+	return err;
 }
 
 /* after a round: every column's rps against always and against the oracle */
@@ -408,7 +398,7 @@ int bench_redis(struct bench_opts *o)
 	struct redis_ctx c = { .o = o };
 	struct redis_run *runs;
 	struct redis_cell *cells;
-	int l, m, ret = 0, i;
+	int l, m, ret = 0, i, sel[REDIS_MAX_COLS], nsel = 0;
 	const char *tmp = getenv("TMPDIR");
 
 	if (!bench_in_path(o->redis_server))
@@ -453,17 +443,16 @@ int bench_redis(struct bench_opts *o)
 	lp = (struct redis_loop){ .c = &c, .runs = runs };
 	for (m = 0; m < c.ncols; m++)
 		if (col_selected(&c, m))
-			lp.sel[lp.nsel++] = m;
+			sel[nsel++] = m;
 	/* --max-time is the whole benchmark's: each level gets its share */
 	for (l = 0; l < o->nr_high; l++) {
 		redis_high_str(o->high[l], c.level_names[l], sizeof(c.level_names[l]));
 		bench_rounds_init(&c.rounds[l], o, REDIS_MAX_REPEATS, c.level_names[l]);
 		c.rounds[l].rule.max_ns /= o->nr_high;
-		lp.total += lp.nsel * bench_rounds_planned(&c.rounds[l]);
 	}
 	for (l = 0; l < o->nr_high && !ret; l++) {
 		lp.l = l;
-		ret = bench_rounds_run(o, &c.rounds[l], redis_round, redis_ratios, &lp);
+		ret = bench_rounds_run(o, &c.rounds[l], sel, nsel, redis_col, redis_ratios, &lp);
 	}
 
 	bench_restore();

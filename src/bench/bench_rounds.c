@@ -34,8 +34,24 @@ unsigned int bench_rounds_planned(const struct bench_rounds *r)
 	return r->rule.max;
 }
 
-int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r,
-		     int (*round)(void *ctx, int rep),
+/* One round: every column of sel once, in the round's rotated order. */
+static int one_round(struct bench_rounds *r, const int *sel, int nsel,
+		     int (*run)(void *ctx, int col, int rep, const char *tag), void *ctx)
+{
+	int i, ret = 0, total = nsel * bench_rounds_planned(r);
+	char tag[48];
+
+	for (i = 0; i < nsel && !ret; i++) {
+		r->k++;
+		snprintf(tag, sizeof(tag), "[%s%s%d/%d]", r->label ? r->label : "",
+			 r->label ? " " : "", r->k, total);
+		ret = run(ctx, bench_round_col(sel, nsel, r->done, i), r->done, tag);
+	}
+	return ret;
+}
+
+int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r, const int *sel, int nsel,
+		     int (*run)(void *ctx, int col, int rep, const char *tag),
 		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx)
 {
 	__u64 t0 = bench_now_ns();
@@ -44,7 +60,7 @@ int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r,
 
 	while (r->why == BENCH_ROUNDS_MORE) {
 		r->started = r->done + 1;
-		ret = round(ctx, r->done);
+		ret = one_round(r, sel, nsel, run, ctx);
 		r->elapsed_ns = bench_now_ns() - t0;
 		if (ret || bench_stop) {
 			r->why = BENCH_ROUNDS_INTERRUPTED;

@@ -314,35 +314,24 @@ static void sp_text_body(void *ctx)
 static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
 static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
 static struct sp_report sr;
-static struct {
-	int sel[BENCH_NR_MODES], nsel, k, total;
-} lp;
-
-/* One round: every selected mode once. 0, an exit code or -EINTR. */
-static int sp_round(void *ctx, int rep)
+/* One run of mode m in round rep. 0, an exit code or -EINTR. */
+static int sp_col(void *ctx, int m, int rep, const char *tag)
 {
 	struct bench_opts *o = ctx;
-	int i, m, ret = 0;
+	struct sp_run *r = &runs[m][sr.n[m]];
+	bool done;
+	int ret;
 
-	for (i = 0; i < lp.nsel && !ret; i++) {
-		bool done;
-
-		m = bench_round_col(lp.sel, lp.nsel, rep, i);
-		lp.k++;
-		if (skip[m])
-			continue;
-		bench_progress(o, "[%d/%d] sparse %s round %d ...", lp.k, lp.total,
-			       bench_mode_name(m, o), rep + 1);
-		ret = sp_one(o, m, &runs[m][sr.n[m]], &done);
-		if (!ret && done) {
-			struct sp_run *r = &runs[m][sr.n[m]++];
-
-			round_s[m][rep] = r->large_s;
-			bench_progress(o, "[%d/%d]   small cgroup %llu KiB (peak %llu KiB), "
-				       "large %.2f s", lp.k, lp.total,
-				       (unsigned long long)r->small_current >> 10,
-				       (unsigned long long)r->small_peak >> 10, r->large_s);
-		}
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s sparse %s round %d ...", tag, bench_mode_name(m, o), rep + 1);
+	ret = sp_one(o, m, r, &done);
+	if (!ret && done) {
+		sr.n[m]++;
+		round_s[m][rep] = r->large_s;
+		bench_progress(o, "%s   small cgroup %llu KiB (peak %llu KiB), large %.2f s", tag,
+			       (unsigned long long)r->small_current >> 10,
+			       (unsigned long long)r->small_peak >> 10, r->large_s);
 	}
 	return ret;
 }
@@ -388,10 +377,9 @@ int bench_sparse(struct bench_opts *o)
 		.text_headline = sp_text_headline, .text_body = sp_text_body,
 		.rounds = &rounds, .nr_rounds = 1,
 	};
-	int m, ret = 0, i, s;
+	int m, ret = 0, i, s, sel[BENCH_NR_MODES], nsel;
 
 	memset(&sr, 0, sizeof(sr));
-	memset(&lp, 0, sizeof(lp));
 	sr.o = o;
 	sr.rounds = &rounds;
 	if (o->sp_stride > o->sp_map_size)
@@ -400,12 +388,11 @@ int bench_sparse(struct bench_opts *o)
 	if (ret)
 		return ret;
 	bench_rounds_init(&rounds, o, SP_MAX_REPEATS, NULL);
-	lp.nsel = bench_selected_modes(o, lp.sel);
-	lp.total = lp.nsel * bench_rounds_planned(&rounds);
+	nsel = bench_selected_modes(o, sel);
 	for (m = 0; m < BENCH_NR_MODES; m++)
 		for (i = 0; i < SP_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
-	ret = bench_rounds_run(o, &rounds, sp_round, sp_ratios, o);
+	ret = bench_rounds_run(o, &rounds, sel, nsel, sp_col, sp_ratios, o);
 	bench_restore();
 	if (ret > 0)
 		return ret;

@@ -114,23 +114,70 @@ static int gups_run(const struct bench_opts *o, struct wl_result *res)
 	return 0;	/* the table stays mapped: the parent reads its folios */
 }
 
-/* bloat: threads that allocate and write a little each, then wait */
-struct bloat_shared {
+/* bloat and arenas: threads that each allocate and write a little, say
+ * they are ready, then hold their memory until the process ends */
+struct threads_shared {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int ready;
 	int err;
-	__u64 per_thread;
+	const struct bench_opts *o;
 };
 
+/* A thread done allocating (err: errno of a failure, 0): counted, then
+ * holding. */
+static void *thread_hold(struct threads_shared *t, int err)
+{
+	pthread_mutex_lock(&t->lock);
+	t->ready++;
+	if (err)
+		t->err = err;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* n threads of fn, started at once; returns when all are ready, with the
+ * time that took. */
+static int threads_run(const struct bench_opts *o, unsigned int n, void *(*fn)(void *),
+		       struct wl_result *res)
+{
+	static struct threads_shared t = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	unsigned int i, started = 0;
+	pthread_t id;
+	__u64 t0 = bench_now_ns();
+
+	t.o = o;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&id, NULL, fn, &t)) {
+			res->err = EAGAIN;
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&t.lock);
+	while (t.ready < started)
+		pthread_cond_wait(&t.cond, &t.lock);
+	if (t.err)
+		res->err = t.err;
+	pthread_mutex_unlock(&t.lock);
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return res->err ? -res->err : 0;
+}
+
+/* bloat: 1 KiB at a time with malloc, as a server's per-connection
+ * objects come (glibc gives the threads arenas of their own) */
 static void *bloat_thread(void *arg)
 {
-	struct bloat_shared *b = arg;
+	struct threads_shared *t = arg;
 	__u64 done = 0;
 	int err = 0;
 
-	/* 1 KiB at a time, as a server's per-connection objects come */
-	while (done < b->per_thread) {
+	while (done < t->o->wl_per_thread) {
 		char *p = malloc(1024);
 
 		if (!p) {
@@ -140,111 +187,43 @@ static void *bloat_thread(void *arg)
 		memset(p, 0x5a, 1024);
 		done += 1024;
 	}
-	pthread_mutex_lock(&b->lock);
-	b->ready++;
-	if (err)
-		b->err = err;
-	pthread_cond_broadcast(&b->cond);
-	pthread_mutex_unlock(&b->lock);
-	for (;;)		/* hold the memory until the process ends */
-		pause();
-	return NULL;
+	return thread_hold(t, err);
 }
 
 static int bloat_run(const struct bench_opts *o, struct wl_result *res)
 {
-	static struct bloat_shared b = {
-		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-	};
-	unsigned int i, started = 0;
-	pthread_t t;
-	__u64 t0 = bench_now_ns();
-
-	b.per_thread = o->wl_per_thread;
-	for (i = 0; i < o->wl_threads; i++) {
-		if (pthread_create(&t, NULL, bloat_thread, &b)) {
-			res->err = EAGAIN;
-			break;
-		}
-		started++;
-	}
-	pthread_mutex_lock(&b.lock);
-	while (b.ready < started)
-		pthread_cond_wait(&b.cond, &b.lock);
-	if (b.err)
-		res->err = b.err;
-	pthread_mutex_unlock(&b.lock);
-	res->secs = (bench_now_ns() - t0) / 1e9;
-	return res->err ? -res->err : 0;
+	return threads_run(o, o->wl_threads, bloat_thread, res);
 }
 
-/* arenas: threads that each map an arena of their own, 2M-aligned, and
- * touch a few 4K pages of every 2M of it (a jemalloc-like allocator:
- * an arena per thread, mapped whole, used a little) */
+/* arenas: an arena of its own per thread, mapped whole on a 2M boundary,
+ * a few 4K pages of every 2M of it written (a jemalloc-like allocator) */
 #define WL_PMD		(2ULL << 20)
-
-struct arenas_shared {
-	struct bloat_shared b;		/* the start and hold, as bloat's */
-	__u64 size;			/* of each arena, whole 2M */
-	unsigned int touch;		/* 4K pages per 2M */
-};
 
 static void *arenas_thread(void *arg)
 {
-	struct arenas_shared *a = arg;
-	__u64 off, i, step = WL_PMD / a->touch;
+	struct threads_shared *t = arg;
+	__u64 size = t->o->wl_arena_size, touch = t->o->wl_touch_pages;
+	__u64 off, i, step = WL_PMD / touch;
 	char *map, *arena;
 	int err = 0;
 
 	/* one 2M more, to start the arena on a 2M boundary: a range a PMD
 	 * folio can fill */
-	map = mmap(NULL, a->size + WL_PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		   -1, 0);
+	map = mmap(NULL, size + WL_PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
 		err = errno;
 	} else {
 		arena = (char *)(((uintptr_t)map + WL_PMD - 1) & ~(uintptr_t)(WL_PMD - 1));
-		for (off = 0; off < a->size; off += WL_PMD)
-			for (i = 0; i < a->touch; i++)
+		for (off = 0; off < size; off += WL_PMD)
+			for (i = 0; i < touch; i++)
 				arena[off + i * step] = 0x5a;
 	}
-	pthread_mutex_lock(&a->b.lock);
-	a->b.ready++;
-	if (err)
-		a->b.err = err;
-	pthread_cond_broadcast(&a->b.cond);
-	pthread_mutex_unlock(&a->b.lock);
-	for (;;)		/* hold the memory until the process ends */
-		pause();
-	return NULL;
+	return thread_hold(t, err);
 }
 
 static int arenas_run(const struct bench_opts *o, struct wl_result *res)
 {
-	static struct arenas_shared a = {
-		.b = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER },
-	};
-	unsigned int i, started = 0;
-	pthread_t t;
-	__u64 t0 = bench_now_ns();
-
-	a.size = o->wl_arena_size;
-	a.touch = o->wl_touch_pages;
-	for (i = 0; i < o->wl_arenas; i++) {
-		if (pthread_create(&t, NULL, arenas_thread, &a)) {
-			res->err = EAGAIN;
-			break;
-		}
-		started++;
-	}
-	pthread_mutex_lock(&a.b.lock);
-	while (a.b.ready < started)
-		pthread_cond_wait(&a.b.cond, &a.b.lock);
-	if (a.b.err)
-		res->err = a.b.err;
-	pthread_mutex_unlock(&a.b.lock);
-	res->secs = (bench_now_ns() - t0) / 1e9;
-	return res->err ? -res->err : 0;
+	return threads_run(o, o->wl_arenas, arenas_thread, res);
 }
 
 /* --- memcached (in the parent: the server in the cgroup, the load

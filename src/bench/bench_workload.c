@@ -351,35 +351,23 @@ static void wl_text_body(void *ctx)
 static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS];
 static double round_s[BENCH_NR_MODES][WL_MAX_REPEATS];	/* NAN: no run */
 static struct wl_report wr;
-static struct {
-	int sel[BENCH_NR_MODES], nsel, k, total;
-} lp;
-
-/* One round: every selected mode once. 0, an exit code or -EINTR. */
-static int wl_round(void *ctx, int rep)
+/* One run of mode m in round rep. 0, an exit code or -EINTR. */
+static int wl_col(void *ctx, int m, int rep, const char *tag)
 {
 	const struct bench_opts *o = ctx;
-	int i, m, ret = 0;
+	struct wl_run *r = &runs[m][wr.m[m].n];
+	bool done;
+	int ret;
 
-	for (i = 0; i < lp.nsel && !ret; i++) {
-		struct wl_run *r;
-		bool done;
-
-		m = bench_round_col(lp.sel, lp.nsel, rep, i);
-		lp.k++;
-		if (skip[m])
-			continue;
-		bench_progress(o, "[%d/%d] %s %s round %d ...", lp.k, lp.total, wr.k->name,
-			       bench_mode_name(m, o), rep + 1);
-		r = &runs[m][wr.m[m].n];
-		ret = wl_one(o, wr.k, m, r, &done);
-		if (!ret && done) {
-			wr.m[m].n++;
-			round_s[m][rep] = r->secs;
-			bench_progress(o, "[%d/%d]   %.2f s, peak %.1f MiB, PMD %.1f MiB",
-				       lp.k, lp.total, r->secs, r->peak / 1048576.0,
-				       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
-		}
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s %s %s round %d ...", tag, wr.k->name, bench_mode_name(m, o), rep + 1);
+	ret = wl_one(o, wr.k, m, r, &done);
+	if (!ret && done) {
+		wr.m[m].n++;
+		round_s[m][rep] = r->secs;
+		bench_progress(o, "%s   %.2f s, peak %.1f MiB, PMD %.1f MiB", tag, r->secs,
+			       r->peak / 1048576.0, r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
 	}
 	return ret;
 }
@@ -459,11 +447,10 @@ int bench_workload(struct bench_opts *o)
 		.text_headline = wl_text_headline, .text_body = wl_text_body,
 		.rounds = &rounds, .nr_rounds = 1,
 	};
-	int m, i, ret = 0;
+	int m, i, ret = 0, sel[BENCH_NR_MODES], nsel;
 	unsigned int ki;
 
 	memset(&wr, 0, sizeof(wr));
-	memset(&lp, 0, sizeof(lp));
 	wr.o = o;
 	for (ki = 0; ki < BENCH_WL_NR_KINDS; ki++)
 		if (!strcmp(bench_wl_kinds[ki].name, o->which))
@@ -493,12 +480,11 @@ int bench_workload(struct bench_opts *o)
 		return ret;
 	bench_rounds_init(&rounds, o, WL_MAX_REPEATS, NULL);
 	wr.rounds = &rounds;
-	lp.nsel = bench_selected_modes(o, lp.sel);
-	lp.total = lp.nsel * bench_rounds_planned(&rounds);
+	nsel = bench_selected_modes(o, sel);
 	for (m = 0; m < BENCH_NR_MODES; m++)
 		for (i = 0; i < WL_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
-	ret = bench_rounds_run(o, &rounds, wl_round, wl_ratios, o);
+	ret = bench_rounds_run(o, &rounds, sel, nsel, wl_col, wl_ratios, o);
 	bench_restore();
 	if (ret > 0)
 		return ret;

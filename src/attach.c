@@ -38,38 +38,33 @@
 #include "sysfs.h"
 
 
+/* The keys of the options without a short one: the spec's options by their
+ * field, the switches and the rest after them. */
 enum {
-	OPT_THRESHOLD = 0x100, OPT_WINDOW, OPT_MIN_USAGE, OPT_MAX_SIZE, OPT_REPLACE, OPT_PRIVATE,
+	OPT_SPEC = 0x100,
+	OPT_SWITCH = OPT_SPEC + MTHPCTL_NR_SPEC,
+#define SWITCH_KEY(flag, name, help)	OPT_SWITCH_##flag,
+	MTHPCTL_ATTACH_SWITCHES(SWITCH_KEY)
+#undef SWITCH_KEY
 	OPT_OBJECT, OPT_OPS,
 };
+#define SPEC_KEY(id, key)	((key) ? (key) : OPT_SPEC + (id))
 
 struct attach_args {
 	const char *cgroup;
-	const char *policy;
-	const char *threshold, *window, *min_usage, *max_size;
-	const char *object, *ops;	/* --object FILE, --ops NAME */
-	bool replace, private_obj;
+	struct mthpctl_policy_spec spec;	/* the built-in policy's options */
+	unsigned int flags;			/* MTHPCTL_ATTACH_* */
+	const char *object, *ops;		/* --object FILE, --ops NAME */
 };
-
-/* attach's options of the built-in policies, one per MTHPCTL_SPEC_OPTIONS */
-_Static_assert(MTHPCTL_NR_SPEC == 5, "a policy option added: give attach an option for it");
 
 static const struct argp_option options[] = {
 	{ "cgroup", 'c', "PATH", 0, "cgroup2 directory to attach to (required)", 0 },
-	{ "policy", 'P', "NAME", 0, "auto (default), fixed, never or simple", 0 },
-	{ "threshold", OPT_THRESHOLD, "DURATION", 0,
-	  "auto, simple: memory-full stall per window meaning pressure (default 100ms)", 1 },
-	{ "window", OPT_WINDOW, "DURATION", 0,
-	  "auto, simple: sampling window, 10ms..60s (default 1s)", 1 },
-	{ "min-usage", OPT_MIN_USAGE, "SIZE", 0,
-	  "auto: anon+shmem below which only 4K is used, 0 = off (default 16M)", 1 },
-	{ "max-size", OPT_MAX_SIZE, "SIZE", 0,
-	  "largest folio size allowed (required for fixed, optional for auto and simple)", 1 },
-	{ "replace", OPT_REPLACE, NULL, 0,
-	  "swap the policy of an attached cgroup atomically", 2 },
-	{ "private", OPT_PRIVATE, NULL, 0,
-	  "load a policy object of its own (own counters) instead of sharing the one "
-	  "of a cgroup attached with the same parameters", 2 },
+#define SPEC_OPTION(id, member, name, key, arg, help)	{ name, SPEC_KEY(id, key), arg, 0, help, 1 },
+	MTHPCTL_SPEC_OPTIONS(SPEC_OPTION)
+#undef SPEC_OPTION
+#define SWITCH_OPTION(flag, name, help)			{ name, OPT_SWITCH_##flag, NULL, 0, help, 2 },
+	MTHPCTL_ATTACH_SWITCHES(SWITCH_OPTION)
+#undef SWITCH_OPTION
 	{ "object", OPT_OBJECT, "FILE", 0,
 	  "load a policy of your own: a BPF object with a bpf_mthp_ops struct_ops map "
 	  "(instead of the built-in policies and their options)", 3 },
@@ -80,17 +75,24 @@ static const struct argp_option options[] = {
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
+	static const int spec_keys[] = {
+#define SPEC_KEY_OF(id, member, name, k, arg, help)	[id] = SPEC_KEY(id, k),
+		MTHPCTL_SPEC_OPTIONS(SPEC_KEY_OF)
+#undef SPEC_KEY_OF
+	};
 	struct attach_args *a = state->input;
+	int f;
 
+	for (f = 0; f < MTHPCTL_NR_SPEC; f++)
+		if (key == spec_keys[f]) {
+			*mthpctl_spec_option(&a->spec, f) = arg;
+			return 0;
+		}
 	switch (key) {
 	case 'c': a->cgroup = arg; break;
-	case 'P': a->policy = arg; break;
-	case OPT_THRESHOLD: a->threshold = arg; break;
-	case OPT_WINDOW: a->window = arg; break;
-	case OPT_MIN_USAGE: a->min_usage = arg; break;
-	case OPT_MAX_SIZE: a->max_size = arg; break;
-	case OPT_REPLACE: a->replace = true; break;
-	case OPT_PRIVATE: a->private_obj = true; break;
+#define SWITCH_CASE(flag, name, help)	case OPT_SWITCH_##flag: a->flags |= (flag); break;
+	MTHPCTL_ATTACH_SWITCHES(SWITCH_CASE)
+#undef SWITCH_CASE
 	case OPT_OBJECT: a->object = arg; break;
 	case OPT_OPS: a->ops = arg; break;
 	case ARGP_KEY_ARG:
@@ -138,19 +140,15 @@ __u32 mthpctl_pmd_order(void)
 /* The policy options into params: 0, or MTHPCTL_EXIT_USAGE with why in err. */
 static int build_spec(const struct attach_args *a, struct mthpctl_params *p, char *err, size_t len)
 {
-	const struct mthpctl_policy_spec spec = {
-		.policy = a->policy, .threshold = a->threshold, .window = a->window,
-		.min_usage = a->min_usage, .max_size = a->max_size,
-	};
-
-	return mthpctl_policy_build(&spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", p,
+	return mthpctl_policy_build(&a->spec, mthpctl_pmd_order(), mthpctl_page_size(), "--", p,
 				    err, len, NULL) ? MTHPCTL_EXIT_USAGE : 0;
 }
 
 /* Validate options into params; returns 0 or an exit code (printed). */
-static int build_params(const struct attach_args *a, struct mthpctl_params *p)
+static int build_params(struct attach_args *a, struct mthpctl_params *p)
 {
 	char err[512];
+	int f;
 
 	if (!a->cgroup)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "--cgroup PATH is required");
@@ -158,24 +156,18 @@ static int build_params(const struct attach_args *a, struct mthpctl_params *p)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "--ops names a map of --object's file (add --object FILE)");
 	if (a->object) {
-		const char *o = a->policy ? "--policy" : a->threshold ? "--threshold" :
-				a->window ? "--window" : a->min_usage ? "--min-usage" :
-				a->max_size ? "--max-size" : NULL;
-
-		if (o)
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "%s is an option of the built-in policies, not of --object's "
-					     "(drop %s, or --object)", o, o);
+		for (f = 0; f < MTHPCTL_NR_SPEC; f++)
+			if (*mthpctl_spec_option(&a->spec, f))
+				return mthpctl_error(MTHPCTL_EXIT_USAGE,
+						     "--%s is an option of the built-in policies, not "
+						     "of --object's (drop --%s, or --object)",
+						     mthpctl_spec_option_name(f),
+						     mthpctl_spec_option_name(f));
 		return 0;
 	}
 	if (build_spec(a, p, err, sizeof(err)))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s", err);
 	return 0;
-}
-
-static unsigned int attach_flags(const struct attach_args *a)
-{
-	return (a->replace ? MTHPCTL_ATTACH_REPLACE : 0) | (a->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0);
 }
 
 /* The maps pinned beside the link, by their pin names: the built-in
@@ -748,9 +740,9 @@ int cmd_attach(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (a.object)
-		ret = mthpctl_attach_object(a.cgroup, a.object, a.ops, attach_flags(&a), &r, NULL);
+		ret = mthpctl_attach_object(a.cgroup, a.object, a.ops, a.flags, &r, NULL);
 	else
-		ret = mthpctl_attach(a.cgroup, &p, attach_flags(&a), &r, NULL);
+		ret = mthpctl_attach(a.cgroup, &p, a.flags, &r, NULL);
 	if (ret)
 		return ret;
 	attach_report(a.cgroup, a.object ? NULL : &p, &a, &r);

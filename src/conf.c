@@ -17,28 +17,16 @@
 #define TARGET_MAX	4095	/* PATH_MAX less the NUL */
 
 /* The keys: the spec's options (MTHPCTL_SPEC_OPTIONS), then private. */
-#define KEY_NAME(id, member, name)	[id] = name,
-static const char *const key_names[] = { MTHPCTL_SPEC_OPTIONS(KEY_NAME) };
-#undef KEY_NAME
 #define KEY_PRIVATE	MTHPCTL_NR_SPEC
 #define NR_KEYS		MTHPCTL_CONF_NR_KEYS
 _Static_assert(NR_KEYS == 6, "a key added: name it in set_key()'s refusal");
-
-static const char **spec_field(struct mthpctl_policy_spec *s, int key)
-{
-#define KEY_FIELD(id, member, name)	[id] = &s->member,
-	const char **f[] = { MTHPCTL_SPEC_OPTIONS(KEY_FIELD) };
-#undef KEY_FIELD
-
-	return f[key];
-}
 
 static void entry_free(struct mthpctl_conf_entry *e)
 {
 	int i;
 
 	for (i = 0; i < KEY_PRIVATE; i++)
-		free((char *)*spec_field(&e->spec, i));
+		free((char *)*mthpctl_spec_option(&e->spec, i));
 	free(e->target);
 	free(e->file);
 	memset(e, 0, sizeof(*e));
@@ -192,7 +180,7 @@ static int set_key(struct parse *ps, const char *key, const char *val)
 	int k;
 
 	for (k = 0; k < NR_KEYS; k++)
-		if (!strcmp(key, k == KEY_PRIVATE ? "private" : key_names[k]))
+		if (!strcmp(key, k == KEY_PRIVATE ? "private" : mthpctl_spec_option_name(k)))
 			break;
 	if (k == NR_KEYS)
 		return fail_at(ps, ps->line, "unknown key '%s' (use policy, threshold, window, "
@@ -211,7 +199,7 @@ static int set_key(struct parse *ps, const char *key, const char *val)
 			return fail_at(ps, ps->line, "[%s]: bad private '%s' (yes or no)", e->target, val);
 		return 0;
 	}
-	f = spec_field(&e->spec, k);
+	f = mthpctl_spec_option(&e->spec, k);
 	*f = strdup(val);
 	return *f ? 0 : fail_at(ps, ps->line, "out of memory");
 }

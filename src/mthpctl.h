@@ -51,19 +51,25 @@ int mthpctl_fail(const struct mthpctl_err_sink *sink, int code, const char *fmt,
 void mthpctl_json_begin(void);	/* jw on stdout with -p honoured */
 
 /*
- * The options of a built-in policy, once: X(FIELD, member, name). struct
- * mthpctl_policy_spec, enum mthpctl_spec_field, apply's configuration keys
- * (conf.c) and bench's --policy words (mthpctl_policy_spec_words()) are
- * generated from it.
+ * The options of a built-in policy, once: X(FIELD, member, name, key, arg,
+ * help). struct mthpctl_policy_spec, enum mthpctl_spec_field, attach's
+ * command-line options (key: its short option, or 0), apply's configuration
+ * keys (conf.c) and bench's --policy words (mthpctl_policy_spec_words())
+ * are generated from it.
  */
-#define MTHPCTL_SPEC_OPTIONS(X)					\
-	X(MTHPCTL_SPEC_POLICY, policy, "policy")		\
-	X(MTHPCTL_SPEC_THRESHOLD, threshold, "threshold")	\
-	X(MTHPCTL_SPEC_WINDOW, window, "window")		\
-	X(MTHPCTL_SPEC_MIN_USAGE, min_usage, "min-usage")	\
-	X(MTHPCTL_SPEC_MAX_SIZE, max_size, "max-size")
-#define MTHPCTL_SPEC_MEMBER(id, member, name)	const char *member;
-#define MTHPCTL_SPEC_ID(id, member, name)	id,
+#define MTHPCTL_SPEC_OPTIONS(X)								\
+	X(MTHPCTL_SPEC_POLICY, policy, "policy", 'P', "NAME",				\
+	  "auto (default), fixed, never or simple")					\
+	X(MTHPCTL_SPEC_THRESHOLD, threshold, "threshold", 0, "DURATION",		\
+	  "auto, simple: memory-full stall per window meaning pressure (default 100ms)")	\
+	X(MTHPCTL_SPEC_WINDOW, window, "window", 0, "DURATION",				\
+	  "auto, simple: sampling window, 10ms..60s (default 1s)")			\
+	X(MTHPCTL_SPEC_MIN_USAGE, min_usage, "min-usage", 0, "SIZE",			\
+	  "auto: anon+shmem below which only 4K is used, 0 = off (default 16M)")	\
+	X(MTHPCTL_SPEC_MAX_SIZE, max_size, "max-size", 0, "SIZE",			\
+	  "largest folio size allowed (required for fixed, optional for auto and simple)")
+#define MTHPCTL_SPEC_MEMBER(id, member, name, key, arg, help)	const char *member;
+#define MTHPCTL_SPEC_ID(id, member, name, key, arg, help)	id,
 /* A policy as its options give it (attach's command line, a section of
  * apply's configuration, bench's --policy): strings as typed, NULL when not
  * given. */
@@ -77,6 +83,24 @@ enum mthpctl_spec_field {
 	MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_ID)
 	MTHPCTL_NR_SPEC
 };
+/* The option f of spec s, and its name ("max-size"). */
+static inline const char **mthpctl_spec_option(struct mthpctl_policy_spec *s,
+					       enum mthpctl_spec_field f)
+{
+#define MTHPCTL_SPEC_PTR(id, member, name, key, arg, help)	[id] = &s->member,
+	const char **opt[] = { MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_PTR) };
+#undef MTHPCTL_SPEC_PTR
+
+	return opt[f];
+}
+static inline const char *mthpctl_spec_option_name(enum mthpctl_spec_field f)
+{
+#define MTHPCTL_SPEC_NAME(id, member, name, key, arg, help)	[id] = name,
+	static const char *const names[] = { MTHPCTL_SPEC_OPTIONS(MTHPCTL_SPEC_NAME) };
+#undef MTHPCTL_SPEC_NAME
+
+	return names[f];
+}
 /* policy_spec.c, pure: validate a spec into parameters for a kernel whose
  * PMD order is top_order. On a refusal: MTHPCTL_EXIT_USAGE, the message in
  * err (option names written with opt_prefix: "--" for attach, "" for a
@@ -165,6 +189,14 @@ double mthpctl_now_ms(void);	/* CLOCK_MONOTONIC */
  * exit code. */
 #define MTHPCTL_ATTACH_REPLACE	(1U << 0)
 #define MTHPCTL_ATTACH_PRIVATE	(1U << 1)	/* never share a policy object */
+/* The flags as attach's switches (and bench's --policy words), once:
+ * X(FLAG, name, help). */
+#define MTHPCTL_ATTACH_SWITCHES(X)							\
+	X(MTHPCTL_ATTACH_REPLACE, "replace",						\
+	  "swap the policy of an attached cgroup atomically")				\
+	X(MTHPCTL_ATTACH_PRIVATE, "private",						\
+	  "load a policy object of its own (own counters) instead of sharing the one "	\
+	  "of a cgroup attached with the same parameters")
 struct mthpctl_attach_result {
 	__u64 cgroup_id;
 	__u32 link_id;

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,17 +33,19 @@ static int pick_policy(const char *name, __u32 *policy)
 }
 
 /* attach's options of a built-in policy, as bench's --policy words give them
- * (--policy too, as attach's parser read it there) */
+ * (--policy too, as attach's parser read it there): the spec's options
+ * (field), then the switches (flag) */
 static const struct {
 	const char *name;
-	size_t field;		/* offsetof the spec's string; or flag */
+	int field;		/* enum mthpctl_spec_field; or MTHPCTL_SPEC_NONE */
 	unsigned int flag;	/* a switch: the MTHPCTL_ATTACH_* flag */
 } word_opts[] = {
-#define WORD_OPT(id, member, name)	{ name, offsetof(struct mthpctl_policy_spec, member), 0 },
+#define WORD_OPT(id, member, name, key, arg, help)	{ name, id, 0 },
 	MTHPCTL_SPEC_OPTIONS(WORD_OPT)
 #undef WORD_OPT
-	{ "private", 0, MTHPCTL_ATTACH_PRIVATE },
-	{ "replace", 0, MTHPCTL_ATTACH_REPLACE },
+#define WORD_SWITCH(flag, name, help)			{ name, MTHPCTL_SPEC_NONE, flag },
+	MTHPCTL_ATTACH_SWITCHES(WORD_SWITCH)
+#undef WORD_SWITCH
 };
 #define NR_WORD_OPTS (int)(sizeof(word_opts) / sizeof(word_opts[0]))
 
@@ -105,7 +106,7 @@ int mthpctl_policy_spec_words(char *const words[], int nw, struct mthpctl_policy
 			snprintf(err, len, "unrecognized option or missing argument: '%s'", w);
 			return MTHPCTL_EXIT_USAGE;
 		}
-		*(const char **)((char *)s + word_opts[k].field) = value;
+		*mthpctl_spec_option(s, word_opts[k].field) = value;
 	}
 	return 0;
 }

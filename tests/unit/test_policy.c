@@ -4,6 +4,7 @@
 #include <string.h>
 #include "tests.h"
 #include "mthp_policy.h"
+#include "../shuffle.h"
 
 #define MS 1000000ULL
 #define S 1000000000ULL
@@ -410,7 +411,7 @@ static void sparse_mapping(void **state)
 #define FILL_BASE	(1ULL << 40)
 #define PAGES_PER_PMD	512
 
-static unsigned int fill_pmds(const __u32 *order, __u32 n, __u32 npages)
+static unsigned int fill_pmds(const size_t *order, __u32 n, __u32 npages)
 {
 	__u32 nranges = npages / PAGES_PER_PMD, i, pmds = 0;
 	unsigned char *range = calloc(nranges, 1);	/* 1: 4K pages, 2: PMD */
@@ -435,33 +436,14 @@ static unsigned int fill_pmds(const __u32 *order, __u32 n, __u32 npages)
 	return pmds;
 }
 
-/* A permutation of 0..n-1 (xorshift, fixed seed: the test is repeatable). */
-static void shuffle(__u32 *a, __u32 n, __u64 seed)
-{
-	__u32 i;
-
-	for (i = 0; i < n; i++)
-		a[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		__u32 j, t;
-
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
-		j = seed % (i + 1);
-		t = a[i];
-		a[i] = a[j];
-		a[j] = t;
-	}
-}
-
 /* Dense fills, in order or at random, get PMD folios in >= 90% of their
  * 2 MiB ranges; strided touchers (one page per 128 KiB or per 2 MiB,
  * forwards or backwards) in none. */
 static void fill_order(void **state)
 {
 	const __u32 npages = 384 * PAGES_PER_PMD / 2;	/* 384 MiB */
-	__u32 *order = calloc(npages, sizeof(*order)), i, n, seed;
+	size_t *order = calloc(npages, sizeof(*order));
+	__u32 i, n, seed;
 
 	assert_non_null(order);
 	for (i = 0; i < npages; i++)
@@ -469,7 +451,7 @@ static void fill_order(void **state)
 	/* in order: only the first range misses (its first fault is 4K) */
 	assert_int_equal(fill_pmds(order, npages, npages), npages / PAGES_PER_PMD - 1);
 	for (seed = 1; seed <= 5; seed++) {
-		shuffle(order, npages, 0x9e3779b97f4a7c15ULL * seed);
+		test_shuffle(order, npages, 0x9e3779b97f4a7c15ULL * seed);
 		assert_true(fill_pmds(order, npages, npages) * 10 >= npages / PAGES_PER_PMD * 9);
 	}
 	/* strided: every 32nd page, every 512th, and backwards */

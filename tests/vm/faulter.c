@@ -49,6 +49,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../shuffle.h"
+
 #define PAGE 4096UL
 #define SZ_2M (2UL << 20)
 #define NR_ORDERS 10		/* 4K .. 2M */
@@ -157,27 +159,18 @@ static int random_order;
 static size_t stride_pages = 1;
 
 /* Page I of the fill: in order, or the I-th of a random permutation of
- * the N pages (xorshift, a fixed seed: each probe fills the same way). */
+ * the N pages (a fixed seed: each probe fills the same way). */
 static size_t *fill_order(size_t n)
 {
-	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	size_t i, *a = malloc(n * sizeof(*a));
 
 	if (!a)
 		die("malloc");
-	for (i = 0; i < n; i++)
-		a[i] = i;
-	for (i = n - 1; random_order && i > 0; i--) {
-		size_t j, t;
-
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
-		j = seed % (i + 1);
-		t = a[i];
-		a[i] = a[j];
-		a[j] = t;
-	}
+	if (random_order)
+		test_shuffle(a, n, 0x9e3779b97f4a7c15ULL);
+	else
+		for (i = 0; i < n; i++)
+			a[i] = i;
 	return a;
 }
 

@@ -341,8 +341,10 @@ PLOTS_DIR	?= $(OUTPUT)/bench/latest
 plots:
 	$(Q)scripts/bench-plots.py $(PLOTS_DIR)
 
-# Many policies at once in the VM (scripts/bench-scale.sh): attach and status
-# times, kernel memory per policy; SCALE_N=N policies (default 200).
+# Many policies at once in the VM (scripts/bench-scale.sh): attach, detach and
+# status times, kernel memory per policy, the page-fault cost with them
+# against with none; SCALE_N=N policies (default 200; 10000: a node's worth,
+# about 2 h under TCG).
 .PHONY: bench-scale
 bench-scale: mthpctl
 	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))

@@ -72,7 +72,7 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c src/bench/bench_proc.c \
 		   src/bench/bench_cgroup.c src/bench/bench_measure.c src/bench/bench_report.c \
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
-		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c \
+		   src/bench/bench_pagefault.c src/bench/bench_pagefault_report.c src/bench/bench_sparse.c src/bench/bench_hook.c \
 		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c \
 		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c
 # Pure logic, unit-tested without libbpf.
@@ -344,7 +344,7 @@ plots:
 # Many policies at once in the VM (scripts/bench-scale.sh): attach, detach and
 # status times, kernel memory per policy, the page-fault cost with them
 # against with none; SCALE_N=N policies (default 200; 10000: a node's worth,
-# about 2 h under TCG).
+# well over an hour under TCG).
 .PHONY: bench-scale
 bench-scale: mthpctl
 	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))

@@ -135,7 +135,7 @@ static void mx_text_headline(void *ctx)
 {
 	const struct mx_report *p = ctx;
 
-	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->rounds->done);
+	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->rounds->started);
 }
 
 static void mx_text_body(void *ctx)

@@ -197,7 +197,7 @@ static void pf_text_headline(void *ctx)
 	printf("%s mapped, touched every 4K, unmapped; %u iterations, %u rounds, "
 	       "median [bootstrap 95%% interval]",
 	       mthpctl_format_size(o->pf_size, b1, sizeof(b1)), o->pf_iterations,
-	       p->rounds->done);
+	       p->rounds->started);
 }
 
 static void pf_text_body(void *ctx)

@@ -261,7 +261,7 @@ static void sp_text_headline(void *ctx)
 	       o->sp_procs, mthpctl_format_size(o->sp_stride, b1, sizeof(b1)),
 	       mthpctl_format_size(o->sp_map_size, b2, sizeof(b2)),
 	       mthpctl_format_size(o->sp_dense_size, b3, sizeof(b3)), o->sp_dense_passes,
-	       p->rounds->done);
+	       p->rounds->started);
 }
 
 static void sp_text_body(void *ctx)

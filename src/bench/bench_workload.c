@@ -280,7 +280,7 @@ static void wl_text_headline(void *ctx)
 	const struct wl_report *p = ctx;
 
 	p->k->headline(p->o);
-	printf(", median of %u rounds [bootstrap 95%% interval]", p->rounds->done);
+	printf(", median of %u rounds [bootstrap 95%% interval]", p->rounds->started);
 }
 
 static void wl_text_body(void *ctx)

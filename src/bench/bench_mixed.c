@@ -182,10 +182,11 @@ static void mx_text_body(void *ctx)
 	       "and zeroing)\n");
 }
 
-/* The rounds so far and the loop's state: one benchmark at a time. */
+/* The rounds so far: one benchmark at a time. */
 static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
 static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
 static struct mx_report mr;
+
 /* One round of mode m: its workloads at once. 0, an exit code or -EINTR. */
 static int mx_col(void *ctx, int m, int rep, const char *tag)
 {

@@ -310,10 +310,11 @@ static void sp_text_body(void *ctx)
 	       "per-round ratio's interval holds 1.0)\n");
 }
 
-/* The runs so far and the loop's state: one benchmark at a time. */
+/* The runs so far: one benchmark at a time. */
 static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
 static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
 static struct sp_report sr;
+
 /* One run of mode m in round rep. 0, an exit code or -EINTR. */
 static int sp_col(void *ctx, int m, int rep, const char *tag)
 {

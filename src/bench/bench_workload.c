@@ -346,11 +346,12 @@ static void wl_text_body(void *ctx)
 	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
 }
 
-/* The runs so far, their medians and per-round ratios, and the loop's
- * state: one benchmark at a time. */
+/* The runs so far, their medians and per-round ratios: one benchmark at
+ * a time. */
 static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS];
 static double round_s[BENCH_NR_MODES][WL_MAX_REPEATS];	/* NAN: no run */
 static struct wl_report wr;
+
 /* One run of mode m in round rep. 0, an exit code or -EINTR. */
 static int wl_col(void *ctx, int m, int rep, const char *tag)
 {

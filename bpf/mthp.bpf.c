@@ -420,8 +420,10 @@ static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthp
 /*
  * What the per-call rules read of the mapping and its process: the
  * kernel's context for the call (never NULL: the argument is not
- * __nullable), and, where the rules would give the fault 4 KiB in a large
- * mapping, whether the process fills it densely (mthpctl_fill_dense()).
+ * __nullable), and, in a large mapping whose fill is followed (from a
+ * fault the rules would give 4 KiB on), whether the process fills it
+ * densely or touches it sparsely (mthpctl_fill_dense(),
+ * mthpctl_fill_strided()).
  * small: mthpctl_small_limit() of the cgroup.
  */
 static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
@@ -434,12 +436,16 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
 	vi->mm_anon_bytes = mctx->rss_anon;
 	vi->dense = 0;
-	if (!mthpctl_fill_tracked(vi, small))
+	vi->strided = 0;
+	if (vi->vma_bytes < MTHPCTL_SPARSE_MIN_VMA)
 		return;
 	key.tgid = bpf_get_current_pid_tgid() >> 32;
 	key.vma_start = mctx->vma_start;
 	f = bpf_map_lookup_elem(&fills, &key);
 	if (!f) {
+		/* a fill is followed from a fault the rules would give 4 KiB */
+		if (!mthpctl_fill_tracked(vi, small))
+			return;
 		bpf_map_update_elem(&fills, &key, &empty, BPF_NOEXIST);
 		f = bpf_map_lookup_elem(&fills, &key);
 		if (!f)
@@ -447,6 +453,7 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 	}
 	get_params(&p);
 	vi->dense = mthpctl_fill_dense(f, mctx->address, page_shift, mthpctl_ladder_top(&p));
+	vi->strided = !vi->dense && mthpctl_fill_strided(f, vi->vma_bytes, page_shift);
 }
 
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the

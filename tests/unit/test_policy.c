@@ -467,6 +467,46 @@ static void fill_order(void **state)
 	free(order);
 }
 
+/* A sparse toucher whose process holds more than the sparse rule allows
+ * elsewhere (what fork gave it) keeps 4 KiB in the mapping its first faults
+ * were followed in; a dense fill there gets large folios. */
+static void fill_strided_outgrown(void **state)
+{
+	const __u64 vma = 32 * MB, stride = 128 * 1024;
+	struct mthpctl_vma_info v = { .vma_bytes = vma, .mm_anon_bytes = 1536 * 1024 };
+	struct mthpctl_fill f = {};
+	struct mthpctl_state s = {};
+	__u64 off;
+	__u32 r;
+
+	feed(&auto_p, &s, 1000, 0, 64);		/* not small, no pressure */
+	assert_false(mthpctl_fill_tracked(&v, 0));	/* the process rules: large */
+	for (off = 0; off < vma; off += stride) {
+		v.dense = mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9);
+		v.strided = !v.dense && mthpctl_fill_strided(&f, vma, 12);
+		if (off >= 2 * stride) {	/* from its third fault */
+			assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) == 0);
+			assert_int_equal(r, MTHPCTL_REASON_SPARSE);
+		}
+	}
+	/* the same mapping filled densely from its start, in order */
+	memset(&f, 0, sizeof(f));
+	for (off = 0; off < vma; off += 4096) {
+		v.dense = mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9);
+		v.strided = !v.dense && mthpctl_fill_strided(&f, vma, 12);
+		if (off)
+			assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &v, &r) ==
+				    ALL_ANON);
+	}
+	/* denser than 1/32 of the mapping: no longer a sparse toucher */
+	memset(&f, 0, sizeof(f));
+	for (off = 0; off < vma; off += 64 * 1024) {
+		v.dense = mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9);
+		v.strided = !v.dense && mthpctl_fill_strided(&f, vma, 12);
+	}
+	assert_false(v.strided);
+}
+
 /* Only a fault the rules of the call would give 4 KiB in a large mapping
  * is judged by its fill; dense, it is neither small nor sparse. */
 static void fill_overrides_rules(void **state)
@@ -1029,7 +1069,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(fill_order),
-		cmocka_unit_test(fill_overrides_rules), cmocka_unit_test(usage_recent_peak),
+		cmocka_unit_test(fill_overrides_rules), cmocka_unit_test(fill_strided_outgrown), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(small_cgroup_under_pressure),
 		cmocka_unit_test(small_process_rule),
 		cmocka_unit_test(tva_rules), cmocka_unit_test(auto_with_cap),

@@ -3,7 +3,8 @@
 # A short run of every `mthpctl bench` benchmark (tiny sizes, one repeat;
 # redis with one per-size cap, pagefault also with --hook-cost, with
 # --host madvise and with a policy object of the user's own) on
-# the patched kernel, as root in the VM (< 5 minutes under TCG):
+# the patched kernel, as root in the VM (about 10 minutes under TCG; compile
+# alone 1.5 min):
 #
 #   scripts/vm-run.sh -k KDIR -- tests/vm/bench-short.sh
 #

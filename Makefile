@@ -23,7 +23,8 @@ CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		   -Wno-format-truncation
 BASE_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE \
-		   -DMTHPCTL_VERSION='"$(VERSION)"' -Iinclude -Isrc -I$(OUTPUT)
+		   -DMTHPCTL_VERSION='"$(VERSION)"' -DMTHPCTL_SRC_DIR='"$(CURDIR)"' \
+		   -Iinclude -Isrc -I$(OUTPUT)
 USER_CFLAGS	:= $(CFLAGS) $(BASE_CFLAGS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer builds (clang-19): the unit
@@ -48,7 +49,8 @@ endif
 # libbpf + bpftool: a matched pair built from the kernel tree by
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
-NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin
+NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin \
+		      compile-bench
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk
@@ -70,8 +72,9 @@ BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
 BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c src/bench/bench_proc.c \
 		   src/bench/bench_cgroup.c src/bench/bench_measure.c src/bench/bench_report.c \
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
-		   src/bench/bench_pagefault.c src/bench/bench_sparse.c src/bench/bench_hook.c \
-		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c
+		   src/bench/bench_pagefault.c src/bench/bench_pagefault_report.c src/bench/bench_sparse.c src/bench/bench_hook.c \
+		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c \
+		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c
 # Pure logic, unit-tested without libbpf.
 LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
@@ -171,6 +174,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 
 unit-check: $(TEST_BIN)
 	$(Q)$(TEST_BIN)
+
+# What `mthpctl bench compile` builds (src/bench/bench_wl_compile.c), with
+# make -jN and the system cc: the objects of the pure sources and the unit
+# tests (no libbpf needed), into OUTPUT=DIR; COMPILE_FILES=N: the first N.
+COMPILE_SRCS	:= $(LIB_SRCS) $(TEST_SRCS)
+.PHONY: compile-bench
+compile-bench: $(patsubst %.c,$(OUTPUT)/%.o,$(wordlist 1,$(or $(COMPILE_FILES),$(words $(COMPILE_SRCS))),$(COMPILE_SRCS)))
 
 # --- sanitizers --------------------------------------------------------
 
@@ -317,10 +327,13 @@ demo: mthpctl vm-tests
 	$(Q)scripts/demo.sh
 
 # The standard benchmark set in the VM on the patched kernel (~20 min under TCG:
-# see mthpctl-bench(8)); BENCH_REPEATS=N (default 3), results and plots in
+# see mthpctl-bench(8)); BENCH_REPEATS=N (default 3; BENCH_UNTIL_WIDTH=PCT
+# and BENCH_MAX_TIME=DURATION: rounds until the ratios are that narrow),
+# results and plots in
 # .output/bench/; the demo's helpers (vm-tests) record its timeline.
 bench: mthpctl vm-tests
-	$(Q)scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))
+	$(Q)BENCH_UNTIL_WIDTH=$(BENCH_UNTIL_WIDTH) BENCH_MAX_TIME=$(BENCH_MAX_TIME) \
+		scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))
 
 # The plots of a result directory again (PLOTS_DIR, default the latest
 # bench; .output/demo for a `make demo`'s timeline alone).
@@ -328,8 +341,10 @@ PLOTS_DIR	?= $(OUTPUT)/bench/latest
 plots:
 	$(Q)scripts/bench-plots.py $(PLOTS_DIR)
 
-# Many policies at once in the VM (scripts/bench-scale.sh): attach and status
-# times, kernel memory per policy; SCALE_N=N policies (default 200).
+# Many policies at once in the VM (scripts/bench-scale.sh): attach, detach and
+# status times, kernel memory per policy, the page-fault cost with them
+# against with none; SCALE_N=N policies (default 200; 10000: a node's worth,
+# well over an hour under TCG).
 .PHONY: bench-scale
 bench-scale: mthpctl
 	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))

@@ -10,8 +10,10 @@
 #   never: the overhead at 4 KiB, bpf_stats off); pagefault_hook (the same
 #   with --hook-cost: its ns per call against a near-empty choose_orders
 #   that also answers 4 KiB, called as often, and that floor's own cost);
-#   sparse; the field's workloads, shell, gups, bloat and memcached, and
-#   the three at once, mixed (each with simple beside auto); a redis run
+#   sparse; the field's workloads, shell, gups, bloat, arenas (a
+#   jemalloc-like allocator's bloat), compile (make -j2 of this tree's
+#   compile-bench target) and memcached, and shell, gups and bloat at
+#   once, mixed (each with simple beside auto); a redis run
 #   on a madvise host (--host madvise: the host's default alone, the host
 #   at always, the caps, simple and auto); the scale figures
 #   (scripts/bench-scale.sh, 200 policies); and
@@ -22,14 +24,18 @@
 #   bench.txt    the tables, as mthpctl prints them
 #   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
 #                 "redis_madvise", "pagefault", "pagefault_4k", "pagefault_hook", "sparse",
-#                 "shell", "gups", "bloat", "memcached", "mixed", "scale"}
+#                 "shell", "gups", "bloat", "arenas", "compile", "memcached", "mixed",
+#                 "scale"}
 #   *.json, *.err, console.log  per benchmark JSON, progress, VM console
 #   demo.txt, timeline.jsonl, probes.jsonl  the demo's output and timeline
 #   bench-redis.png, bench-folios.png, demo-timeline.png  the plots
 #
 # Usage: scripts/bench.sh [-k KDIR] [-o OUT] [-r REPEATS] [-t TIMEOUT_S] [-- EXTRA-BENCH-ARGS]
 #   KDIR      kernel result dir (default: scripts/kernel-build.sh, cached)
-#   REPEATS   runs per mode and level (default 3; BENCH_REPEATS in make)
+#   REPEATS   runs per mode and level (default 3; BENCH_REPEATS in make), at
+#             least: BENCH_UNTIL_WIDTH=PCT and BENCH_MAX_TIME=DURATION
+#             (environment; make passes them) give every benchmark
+#             --until-width and --max-time (see mthpctl-bench(8), ROUNDS)
 #   BENCH_SIZES (environment) the caps of the noBGSAVE run (default 16K,32K,64K)
 #   SCALE_N (environment) policies of the scale run (default 200)
 #   EXTRA     appended to every redis run, e.g. -- --keys 100000 --requests 100000
@@ -63,6 +69,9 @@ guest() {
 	run() {		# NAME BENCH-ARGS...
 		local name=$1; shift
 		local s=$(date +%s)
+		# rounds until the ratios' intervals are narrow, when asked
+		set -- "$@" ${BENCH_UNTIL_WIDTH:+--until-width "$BENCH_UNTIL_WIDTH"} \
+			${BENCH_MAX_TIME:+--max-time "$BENCH_MAX_TIME"}
 		echo "bench: $name: mthpctl bench $*" >&2
 		{
 			echo "=== $name: mthpctl bench $* --repeats $repeats"
@@ -86,6 +95,9 @@ guest() {
 	run shell shell
 	run gups gups
 	run bloat bloat
+	run arenas arenas
+	# the objects of this tree's pure sources and unit tests, -j2 (2 vCPUs)
+	run compile compile --jobs 2
 	# memaslap made 2,600-3,600 operations/s in the VM (16 connections,
 	# TCG): 40,000 operations are ~15 s a run
 	run memcached memcached --keys 40000 --requests 40000
@@ -118,7 +130,8 @@ res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
 for n in ("redis_nobgsave", "redis_bgsave", "redis_madvise", "pagefault", "pagefault_4k",
-          "pagefault_hook", "sparse", "shell", "gups", "bloat", "memcached", "mixed", "scale"):
+          "pagefault_hook", "sparse", "shell", "gups", "bloat", "arenas", "compile",
+          "memcached", "mixed", "scale"):
     try:
         res[n] = json.load(open(os.path.join(out, n + ".json")))
     except Exception as e:
@@ -160,7 +173,8 @@ start=$(date +%s)
 echo "bench: kernel $kdir, results in $out (about 20 minutes under TCG: see mthpctl-bench(8))" >&2
 "$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
 	env BENCH_REPEATS="${BENCH_REPEATS:-3}" BENCH_SIZES="${BENCH_SIZES:-16K,32K,64K}" \
-	SCALE_N="${SCALE_N:-200}" \
+	SCALE_N="${SCALE_N:-200}" BENCH_UNTIL_WIDTH="${BENCH_UNTIL_WIDTH:-}" \
+	BENCH_MAX_TIME="${BENCH_MAX_TIME:-}" \
 	"$top/scripts/bench.sh" --guest "$out" "$@"
 rc=$?
 # plots of whatever was measured, even after a failure; never fatal to the tables

@@ -11,13 +11,14 @@
 #include "parse.h"
 
 enum {
-	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
+	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_UNTIL_WIDTH, OPT_MAX_TIME, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
 	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
 	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
 	OPT_CACHE_SIZE, OPT_MEMCACHED, OPT_MEMASLAP,
+	OPT_ARENAS, OPT_ARENA_SIZE, OPT_TOUCH_PAGES, OPT_SOURCE, OPT_JOBS, OPT_FILES,
 };
 
 /* The benchmarks, as BENCHMARK words (the usage line and the errors). */
@@ -27,9 +28,11 @@ static const struct {
 } benchmarks[] = {
 	{ "redis", bench_redis }, { "pagefault", bench_pagefault }, { "sparse", bench_sparse },
 	{ "shell", bench_workload }, { "gups", bench_workload }, { "bloat", bench_workload },
-	{ "memcached", bench_workload }, { "mixed", bench_mixed },
+	{ "memcached", bench_workload }, { "arenas", bench_workload },
+	{ "compile", bench_workload }, { "mixed", bench_mixed },
 };
-#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat, memcached or mixed"
+#define BENCH_NAMES	"redis, pagefault, sparse, shell, gups, bloat, memcached, arenas, compile " \
+			"or mixed"
 #define NR_BENCHMARKS	(int)(sizeof(benchmarks) / sizeof(benchmarks[0]))
 
 static const struct argp_option options[] = {
@@ -43,7 +46,16 @@ static const struct argp_option options[] = {
 	{ "host", OPT_HOST, "SETTING", 0,
 	  "every size's enabled for the host, policy and simple modes and the caps: "
 	  "always (default) or madvise; restored at the end", 1 },
-	{ "repeats", OPT_REPEATS, "N", 0, "runs per mode and level; medians are shown (default 3)", 1 },
+	{ "repeats", OPT_REPEATS, "N", 0,
+	  "rounds (one run of every mode each) per level, at least; medians are shown "
+	  "(default 3)", 1 },
+	{ "until-width", OPT_UNTIL_WIDTH, "PCT", 0,
+	  "after --repeats, more rounds until the 95% interval of every ratio is at most "
+	  "PCT percent of its median wide (converged), or --max-time or " BENCH_ROUNDS_MAX_STR
+	  " rounds is reached; the report says which", 1 },
+	{ "max-time", OPT_MAX_TIME, "DURATION", 0,
+	  "no round that would end after DURATION from the first (redis: per level, "
+	  "DURATION shared); alone, rounds until then (default none)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "the benchmark's cgroup, created and removed (default " BENCH_DEFAULT_CGROUP ")", 1 },
 	{ "timeout", OPT_TIMEOUT, "DURATION", 0, "limit of one run (default 15min)", 1 },
@@ -101,6 +113,17 @@ static const struct argp_option options[] = {
 	{ "memcached", OPT_MEMCACHED, "PATH", 0, "memcached binary (default from PATH)", 8 },
 	{ "memaslap", OPT_MEMASLAP, "PATH", 0,
 	  "the load generator, memaslap (default memcaslap, Debian's name, from PATH)", 8 },
+	{ NULL, 0, NULL, 0, "arenas options:", 9 },
+	{ "arenas", OPT_ARENAS, "N", 0, "threads, each with an arena of its own (default 16)", 9 },
+	{ "arena-size", OPT_ARENA_SIZE, "SIZE", 0,
+	  "each arena, 2M-aligned, whole 2M (default 8M)", 9 },
+	{ "touch-pages", OPT_TOUCH_PAGES, "N", 0,
+	  "4K pages touched in every 2M of an arena, 1 to 512 (default 4)", 9 },
+	{ NULL, 0, NULL, 0, "compile options:", 10 },
+	{ "source", OPT_SOURCE, "DIR", 0,
+	  "the mthpctl source tree to compile (default the one mthpctl was built from)", 10 },
+	{ "jobs", OPT_JOBS, "N", 0, "make -j (default the online CPUs)", 10 },
+	{ "files", OPT_FILES, "N", 0, "compile the first N files only (default all)", 10 },
 	{ 0 }
 };
 
@@ -151,7 +174,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --host '%s' (always or madvise)", arg);
 		o->host = arg;
 		break;
-	case OPT_REPEATS: COUNT(repeats, 1, 1000, "--repeats"); break;
+	case OPT_REPEATS: COUNT(repeats, 1, BENCH_ROUNDS_MAX, "--repeats"); break;
+	case OPT_UNTIL_WIDTH:
+		if (bench_parse_pct(arg, &o->until_width_pct))
+			argp_error(state, "bad --until-width '%s' (a percentage above 0 up to 100, "
+				   "e.g. 5 or 2.5)", arg);
+		break;
+	case OPT_MAX_TIME:
+		if (mthpctl_parse_duration(arg, &v) || v < NSEC_PER_SEC)
+			argp_error(state, "bad --max-time '%s' (a duration of at least 1s, e.g. 2h)",
+				   arg);
+		o->max_time_ns = v;
+		break;
 	case OPT_CGROUP:
 		if (arg[0] != '/' || strlen(arg) > 400)
 			argp_error(state, "--cgroup needs an absolute path");
@@ -214,6 +248,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CACHE_SIZE: SIZE(mc_cache_size, 1ULL << 20, "--cache-size"); break;
 	case OPT_MEMCACHED: o->memcached = arg; break;
 	case OPT_MEMASLAP: o->memaslap = arg; break;
+	case OPT_ARENAS: COUNT(wl_arenas, 1, 4096, "--arenas"); break;
+	case OPT_ARENA_SIZE:
+		SIZE(wl_arena_size, 2ULL << 20, "--arena-size");
+		if (o->wl_arena_size % (2ULL << 20))
+			argp_error(state, "bad --arena-size '%s' (whole 2M, e.g. 8M)", arg);
+		break;
+	case OPT_TOUCH_PAGES: COUNT(wl_touch_pages, 1, 512, "--touch-pages"); break;
+	case OPT_SOURCE: o->cc_source = arg; break;
+	case OPT_JOBS: COUNT(cc_jobs, 1, 1024, "--jobs"); break;
+	case OPT_FILES: COUNT(cc_files, 1, 100000, "--files"); break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -239,7 +283,9 @@ static const char doc[] =
 	"Measure THP modes and a policy: redis SET throughput under memory.high "
 	"pressure, page-fault cost, memory of sparse small processes; the field's "
 	"workloads: short pipelines of small programs (shell), random access over a "
-	"large array (gups), many threads allocating a little (bloat), memcached; "
+	"large array (gups), many threads allocating a little (bloat), many arenas "
+	"each touched a little per 2M (arenas), memcached, a compile with make -jN "
+	"(compile); "
 	"shell, gups and bloat at once on one host (mixed). Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
@@ -258,14 +304,17 @@ static const char doc[] =
 	"  mthpctl bench pagefault --modes always,policy --hook-cost\n"
 	"  mthpctl bench sparse --modes never,policy\n"
 	"  mthpctl bench gups --array-size 512M --repeats 5\n"
+	"  mthpctl bench shell --until-width 5 --max-time 30min\n"
 	"  mthpctl bench mixed --repeats 5\n"
+	"  mthpctl bench arenas --arenas 32 --touch-pages 8\n"
+	"  mthpctl bench compile --jobs 2\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
 	"  mthpctl bench pagefault --policy \"--object my.bpf.o\"\n"
 	"\n"
 	"Exit status: as mthpctl(8); 128+N when stopped by signal N.";
 
 static const struct argp argp = {
-	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached|mixed", doc, mthpctl_subcommand_children, NULL, NULL
+	options, parse_opt, "redis|pagefault|sparse|shell|gups|bloat|memcached|arenas|compile|mixed", doc, mthpctl_subcommand_children, NULL, NULL
 };
 
 int cmd_bench(int argc, char **argv)
@@ -285,10 +334,14 @@ int cmd_bench(int argc, char **argv)
 		.wl_pipelines = 8, .wl_loops = 20, .wl_array_size = 256ULL << 20,
 		.wl_updates = 4000000, .wl_threads = 64, .wl_per_thread = 256ULL << 10,
 		.mc_cache_size = 1ULL << 30, .memcached = "memcached", .memaslap = "memcaslap",
+		.wl_arenas = 16, .wl_arena_size = 8ULL << 20, .wl_touch_pages = 4,
+		.cc_source = MTHPCTL_SRC_DIR,
 	};
 	static char auto_spec[] = "auto";
 	int n;
 
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	o.cc_jobs = n > 0 ? n : 1;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	/* the host's setting alone is a mode of its own only where it is not
 	 * always */

@@ -231,6 +231,19 @@ int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v)
 	return 0;
 }
 
+int bench_parse_pct(const char *s, double *v)
+{
+	char *end;
+
+	if (!s || to_double_prefix(s, v, &end))
+		return -EINVAL;
+	if (*end == '%')
+		end++;
+	if (*end || *v <= 0 || *v > 100)
+		return -EINVAL;
+	return 0;
+}
+
 /* "max" or a size above 0 */
 static int parse_high(const char *item, const __u64 *before, int n, __u64 *v)
 {

@@ -45,6 +45,9 @@ double bench_oracle(double rps, double always, double never);
  * Returns 0 or -EINVAL. */
 int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v);
 
+/* A percentage above 0 and at most 100 ("5", "2.5", "5%"). 0 or -EINVAL. */
+int bench_parse_pct(const char *s, double *v);
+
 #define BENCH_MAX_LIST 16
 #define BENCH_HIGH_MAX (~0ULL)
 
@@ -108,6 +111,58 @@ bool bench_spread_contains(const struct bench_spread *s, double x);
 /* "29958 [27100..31020]" with fmt applied to each number ("%.0f", "%.2f");
  * "-" when s->n == 0; only the median when n == 1. Returns buf. */
 char *bench_spread_fmt(const struct bench_spread *s, const char *fmt, char *buf, size_t len);
+
+/* --- rounds: when to stop (bench_stats.c; run by bench_rounds.c) ---- */
+
+/*
+ * A benchmark runs rounds (every selected mode once, interleaved) until its
+ * rule says stop. Without a width and a time cap it runs min rounds (fixed:
+ * --repeats). With --until-width it goes on past min until the bootstrap
+ * interval of every ratio it reports is at most width_pct percent of that
+ * ratio's median wide (converged), or until the next round would end past
+ * --max-time (time cap reached), or until max rounds (round cap reached).
+ * --max-time alone spends the time: rounds until the cap.
+ */
+enum bench_rounds_why {
+	BENCH_ROUNDS_MORE,		/* run another round */
+	BENCH_ROUNDS_FIXED,		/* min rounds, no width or time asked */
+	BENCH_ROUNDS_CONVERGED,
+	BENCH_ROUNDS_TIME_CAP,
+	BENCH_ROUNDS_ROUND_CAP,
+	BENCH_ROUNDS_INTERRUPTED,	/* a signal or an error ended the rounds */
+};
+/* "fixed", "converged", "time cap reached", "round cap reached",
+ * "interrupted" ("" for MORE) */
+const char *bench_rounds_why_name(enum bench_rounds_why why);
+
+struct bench_rounds_rule {
+	unsigned int min, max;		/* --repeats; the benchmark's room */
+	double width_pct;		/* --until-width; 0: none */
+	__u64 max_ns;			/* --max-time; 0: none */
+};
+
+/* The widest interval among the ratios noted after a round. */
+struct bench_rounds_widest {
+	double pct;			/* -1: none noted; INFINITY: one has no interval */
+	char name[64];			/* the ratio's name, as noted */
+};
+void bench_rounds_widest_reset(struct bench_rounds_widest *w);
+/* Note one ratio: its interval's width in percent of its median. A ratio
+ * with no value at all (s->n == 0: a mode skipped) is left out; one with a
+ * single value, or an interval not known, counts as infinitely wide. */
+void bench_rounds_widest_note(struct bench_rounds_widest *w, const char *name,
+			      const struct bench_spread *s);
+/* (hi - lo) / |median| * 100; INFINITY when n < 2, a bound is NAN or the
+ * median is 0. */
+double bench_spread_width_pct(const struct bench_spread *s);
+
+/* After done rounds that took elapsed_ns, with the widest ratio interval
+ * widest_pct (-1: no ratio to judge, as with one mode: the width holds):
+ * stop, and
+ * why, or BENCH_ROUNDS_MORE. The time cap looks ahead by the mean round:
+ * it stops when one more round would end past max_ns. */
+enum bench_rounds_why bench_rounds_next(const struct bench_rounds_rule *rule, unsigned int done,
+					__u64 elapsed_ns, double widest_pct);
 
 /* The deterministic PRNG (splitmix64) behind the bootstrap. */
 __u64 bench_prng_next(__u64 *state);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c, and shell, gups, bloat, memcached and mixed in
- * bench_workload.c) share, one section per file that implements it: the
+ * bench_sparse.c, and shell, gups, bloat, memcached, arenas, compile and
+ * mixed in bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
- * reporting (bench_report.c) and --hook-cost (bench_hook.c). The pure
+ * reporting (bench_report.c), the rounds and when they stop
+ * (bench_rounds.c) and --hook-cost (bench_hook.c). The pure
  * helpers are in bench_calc.h. No file calls back into one that calls it.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
@@ -37,9 +38,14 @@
 #define BENCH_RMDIR_TIMEOUT_NS	(10 * NSEC_PER_SEC)
 #define BENCH_RMDIR_TICK_NS	(50 * NSEC_PER_MSEC)
 #define BENCH_MAX_POLICY_WORDS	16
+/* rounds a benchmark has room for: --repeats' maximum, --until-width's cap */
+#define BENCH_ROUNDS_MAX	64
+#define BENCH_ROUNDS_MAX_STR	"64"
 
 struct bench_opts {
-	const char *which;		/* redis, pagefault, sparse, shell, gups, bloat, memcached, mixed */
+	/* redis, pagefault, sparse, shell, gups, bloat, memcached, arenas,
+	 * compile, mixed */
+	const char *which;
 	unsigned int modes;		/* 1 << enum bench_mode */
 	const char *policy_text;	/* --policy as given: "auto --threshold 50ms" */
 	/* --policy "--object FILE [--ops NAME]": a policy of the user's own
@@ -56,7 +62,9 @@ struct bench_opts {
 	struct mthpctl_policy_spec policy;
 	unsigned int policy_flags;	/* MTHPCTL_ATTACH_* */
 	char policy_refused[256];
-	unsigned int repeats;
+	unsigned int repeats;		/* rounds at least */
+	double until_width_pct;		/* --until-width: 0 = none */
+	__u64 max_time_ns;		/* --max-time: 0 = none */
 	const char *cgroup;
 	bool quiet;
 	const char *json_out;		/* also write the JSON here */
@@ -78,12 +86,18 @@ struct bench_opts {
 	/* sparse */
 	unsigned int sp_procs, sp_dense_passes;
 	__u64 sp_map_size, sp_stride, sp_dense_size;
-	/* shell, gups, bloat, memcached (bench_workload.c; memcached also
+	/* shell, gups, bloat, memcached, arenas, compile (bench_workload.c; memcached also
 	 * takes redis' keys, requests, value_size, clients and port) */
 	unsigned int wl_pipelines, wl_loops, wl_threads;
 	__u64 wl_array_size, wl_updates, wl_per_thread;
 	__u64 mc_cache_size;
 	const char *memcached, *memaslap;
+	/* arenas */
+	unsigned int wl_arenas, wl_touch_pages;
+	__u64 wl_arena_size;
+	/* compile: the source tree, make's -j, the first N files (0: all) */
+	const char *cc_source;
+	unsigned int cc_jobs, cc_files;
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -138,7 +152,14 @@ void bench_kill_all(void);
 /* Read exactly len bytes from fd (a child's pipe), giving up with -EINTR on a
  * stop signal, -ETIMEDOUT after timeout_ns, -EIO at end of file. */
 int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns);
+/* A child's output from fd into buf (len: its room, NUL included) until
+ * end of file, or until buf is full (keep_tail: then its first half is
+ * dropped and reading goes on: the end is kept). 0, -ETIMEDOUT after
+ * timeout_ns, or -EINTR on a stop signal; buf holds what came. */
+int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeout_ns);
 __u64 bench_now_ns(void);
+/* Remove dir and everything under it (a temporary directory of ours). */
+void bench_rm_tree(const char *dir);
 /* Is name (a path, or a command found in $PATH) executable? */
 bool bench_in_path(const char *name);
 
@@ -240,6 +261,10 @@ struct bench_report {
 	const char *title;		/* the text headline's start: "redis SET" */
 	bool interrupted;		/* stopped by a signal: partial figures */
 	const char *notes[BENCH_MAX_NOTES];	/* JSON "notes" (NULL: none) */
+	/* how many rounds ran and why they stopped: JSON "rounds" and a text
+	 * line each (redis: one per memory.high level) */
+	const struct bench_rounds *rounds;
+	int nr_rounds;
 	void *ctx;			/* the benchmark's figures, for the callbacks */
 	/* the members of "config" (from the options), then those after "notes" */
 	void (*json_config)(struct jw *w, const struct bench_opts *o);
@@ -249,7 +274,7 @@ struct bench_report {
 	void (*text_body)(void *ctx);
 };
 /* The report: the JSON object {"benchmark", "kernel", "interrupted",
- * "config": {...}, "notes": [...], ...} on stdout with -j or (pretty) in
+ * "config": {...}, "notes": [...], "rounds": [...], ...} on stdout with -j or (pretty) in
  * --json-out FILE; without -j, the text on stdout. Returns the exit code:
  * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
 int bench_report(const struct bench_opts *o, const struct bench_report *r);
@@ -275,6 +300,39 @@ void bench_print_memstat(const char *mode, const struct bench_memstat *m);
 /* "not distinguishable" or "distinguishable" for a ratio. */
 const char *bench_verdict(const struct bench_spread *ratio);
 
+/* --- bench_rounds.c: rounds until the rule says stop ------------------ */
+
+/* A benchmark's rounds (redis: those of one memory.high level, label). */
+struct bench_rounds {
+	struct bench_rounds_rule rule;
+	const char *label;		/* NULL, or the level: "max", "128M" */
+	unsigned int done;		/* rounds run to their end */
+	unsigned int started;		/* and the one cut short, if any */
+	int k;				/* runs begun: the progress count */
+	__u64 elapsed_ns;
+	struct bench_rounds_widest widest;	/* after the last round */
+	enum bench_rounds_why why;	/* why they stopped */
+};
+/* The rule of o (--repeats, --until-width, --max-time) for a benchmark
+ * with room for max rounds. */
+void bench_rounds_init(struct bench_rounds *r, const struct bench_opts *o, unsigned int max,
+		       const char *label);
+/* The rounds to expect for the progress lines: min when fixed, else max. */
+unsigned int bench_rounds_planned(const struct bench_rounds *r);
+/* Rounds until the rule says stop: round rep runs run(ctx, col, rep, tag)
+ * for every column of sel (modes, or a benchmark's own columns), in the
+ * rotated order of bench_round_col(); tag is the progress prefix
+ * "[LABEL k/total]". A column that is skipped returns 0 at once. After
+ * each round, ratios(ctx, rounds, w) notes the spread of every ratio the
+ * benchmark reports (bench_rounds_widest_note()) over the rounds so far.
+ * Returns run()'s first error (an exit code, or -EINTR): r->why is then
+ * BENCH_ROUNDS_INTERRUPTED and r->done the rounds run to their end. */
+int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r, const int *sel, int nsel,
+		     int (*run)(void *ctx, int col, int rep, const char *tag),
+		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx);
+/* "4.2%", "unknown" (a ratio without interval), "-" (none noted) */
+const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *buf, size_t len);
+
 /* --- bench_hook.c: pagefault --hook-cost ------------------------------- */
 
 /* The highest BPF program id now; the newest STRUCT_OPS program named
@@ -291,7 +349,8 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 int bench_redis(struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
-/* shell, gups, bloat and memcached (o->which): bench_workload.c */
+/* shell, gups, bloat, memcached, arenas and compile (o->which):
+ * bench_workload.c */
 int bench_workload(struct bench_opts *o);
 /* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
 int bench_mixed(struct bench_opts *o);

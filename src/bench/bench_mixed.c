@@ -24,6 +24,7 @@ static char skip_note[BENCH_NR_MODES][512];
 
 struct mx_report {
 	const struct bench_opts *o;
+	const struct bench_rounds *rounds;
 	int n[BENCH_NR_MODES];		/* complete rounds */
 	struct bench_spread secs[BENCH_NR_MODES][MX_NR], peak[BENCH_NR_MODES][MX_NR];
 	struct bench_spread ratio[BENCH_NR_MODES][MX_NR];	/* best static / this, per round */
@@ -134,7 +135,7 @@ static void mx_text_headline(void *ctx)
 {
 	const struct mx_report *p = ctx;
 
-	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->o->repeats);
+	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->rounds->started);
 }
 
 static void mx_text_body(void *ctx)
@@ -181,48 +182,35 @@ static void mx_text_body(void *ctx)
 	       "and zeroing)\n");
 }
 
-int bench_mixed(struct bench_opts *o)
+/* The rounds so far: one benchmark at a time. */
+static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
+static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
+static struct mx_report mr;
+
+/* One round of mode m: its workloads at once. 0, an exit code or -EINTR. */
+static int mx_col(void *ctx, int m, int rep, const char *tag)
 {
-	static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
-	static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
-	static struct mx_report mr;
-	struct bench_report report = {
-		.name = "mixed", .title = "mixed", .ctx = &mr,
-		.json_config = mx_json_config, .json_body = mx_json_body,
-		.text_headline = mx_text_headline, .text_body = mx_text_body,
-	};
-	int m, rep, i, w, k = 0, total, ret = 0, sel[BENCH_NR_MODES], nsel;
+	const struct bench_opts *o = ctx;
+	bool done;
+	int ret;
 
-	memset(&mr, 0, sizeof(mr));
-	mr.o = o;
-	if (o->repeats > WL_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "mixed: --repeats is at most %d",
-				     WL_MAX_REPEATS);
-	ret = bench_setup(o);
-	if (ret)
-		return ret;
-	nsel = bench_selected_modes(o, sel);
-	total = nsel * o->repeats;
-	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (i = 0; i < nsel && !ret; i++) {
-			bool done;
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s mixed %s round %d ...", tag, bench_mode_name(m, o), rep + 1);
+	ret = mx_round(o, m, runs[m][rep], &done);
+	round_done[m][rep] = !ret && done;
+	if (round_done[m][rep])
+		bench_progress(o, "%s   shell %.2f s, gups %.2f s, bloat %.2f s", tag,
+			       runs[m][rep][0].secs, runs[m][rep][1].secs, runs[m][rep][2].secs);
+	return ret;
+}
 
-			m = bench_round_col(sel, nsel, rep, i);
-			k++;
-			if (skip[m])
-				continue;
-			bench_progress(o, "[%d/%d] mixed %s round %d/%u ...", k, total,
-				       bench_mode_name(m, o), rep + 1, o->repeats);
-			ret = mx_round(o, m, runs[m][rep], &done);
-			round_done[m][rep] = !ret && done;
-			if (round_done[m][rep])
-				bench_progress(o, "[%d/%d]   shell %.2f s, gups %.2f s, bloat %.2f s",
-					       k, total, runs[m][rep][0].secs, runs[m][rep][1].secs,
-					       runs[m][rep][2].secs);
-		}
-	bench_restore();
-	if (ret > 0)
-		return ret;
+/* Spreads, each workload's best static mode, the ratios and their
+ * geometric means over rounds. */
+static void mx_compute(int rounds)
+{
+	int m, rep, w;
+
 	/* per workload: its spreads and its own best static mode */
 	for (w = 0; w < MX_NR; w++) {
 		double med[BENCH_NR_MODES];
@@ -232,7 +220,7 @@ int bench_mixed(struct bench_opts *o)
 			struct bench_folios fo[WL_MAX_REPEATS];
 			int n = 0;
 
-			for (rep = 0; rep < (int)o->repeats; rep++)
+			for (rep = 0; rep < rounds; rep++)
 				if (round_done[m][rep]) {
 					s[n] = runs[m][rep][w].secs;
 					pk[n] = runs[m][rep][w].peak;
@@ -253,14 +241,14 @@ int bench_mixed(struct bench_opts *o)
 		for (w = 0; w < MX_NR; w++) {
 			double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
 
-			for (rep = 0; rep < (int)o->repeats; rep++) {
+			for (rep = 0; rep < rounds; rep++) {
 				num[rep] = mr.best[w] >= 0 && round_done[mr.best[w]][rep] ?
 					   runs[mr.best[w]][rep][w].secs : NAN;
 				den[rep] = round_done[m][rep] ? runs[m][rep][w].secs : NAN;
 			}
-			bench_ratio_spread(num, den, o->repeats, &mr.ratio[m][w]);
+			bench_ratio_spread(num, den, rounds, &mr.ratio[m][w]);
 		}
-		for (rep = 0; rep < (int)o->repeats; rep++) {
+		for (rep = 0; rep < rounds; rep++) {
 			double sum = 0;
 
 			gm[rep] = NAN;
@@ -275,7 +263,7 @@ int bench_mixed(struct bench_opts *o)
 			if (w == MX_NR)
 				gm[rep] = exp(sum / MX_NR);
 		}
-		bench_spread(gm, o->repeats, &mr.geomean[m]);
+		bench_spread(gm, rounds, &mr.geomean[m]);
 	}
 	{
 		double g[BENCH_NR_MODES];
@@ -284,6 +272,53 @@ int bench_mixed(struct bench_opts *o)
 			g[m] = bench_mode_static(m) && mr.n[m] ? mr.geomean[m].median : NAN;
 		mr.best_global = bench_argmax(g, BENCH_NR_MODES);
 	}
+}
+
+static void mx_ratios(void *ctx, int rounds, struct bench_rounds_widest *wd)
+{
+	const struct bench_opts *o = ctx;
+	char name[96];
+	int m, w;
+
+	mx_compute(rounds);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		snprintf(name, sizeof(name), "%s geometric mean", bench_mode_name(m, o));
+		bench_rounds_widest_note(wd, name, &mr.geomean[m]);
+		for (w = 0; w < MX_NR; w++) {
+			if (m == mr.best[w])
+				continue;
+			snprintf(name, sizeof(name), "%s %s vs its best", bench_mode_name(m, o),
+				 bench_wl_kinds[w].name);
+			bench_rounds_widest_note(wd, name, &mr.ratio[m][w]);
+		}
+	}
+}
+
+int bench_mixed(struct bench_opts *o)
+{
+	static struct bench_rounds rounds;
+	struct bench_report report = {
+		.name = "mixed", .title = "mixed", .ctx = &mr,
+		.json_config = mx_json_config, .json_body = mx_json_body,
+		.text_headline = mx_text_headline, .text_body = mx_text_body,
+		.rounds = &rounds, .nr_rounds = 1,
+	};
+	int ret, sel[BENCH_NR_MODES], nsel;
+
+	memset(&mr, 0, sizeof(mr));
+	memset(round_done, 0, sizeof(round_done));
+	mr.o = o;
+	mr.rounds = &rounds;
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	bench_rounds_init(&rounds, o, WL_MAX_REPEATS, NULL);
+	nsel = bench_selected_modes(o, sel);
+	ret = bench_rounds_run(o, &rounds, sel, nsel, mx_col, mx_ratios, o);
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	mx_compute(rounds.started);
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
 	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;

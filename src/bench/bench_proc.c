@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,13 +133,14 @@ void bench_kill_all(void)
 		bench_kill(pids[nr_pids - 1]);
 }
 
-int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+/* One read from fd, waiting for data until timeout_ns after t0: the
+ * bytes read (0 at end of file), -EINTR on a stop signal, -ETIMEDOUT, or
+ * -EIO on a read error. */
+static ssize_t read_by(int fd, void *buf, size_t len, __u64 t0, __u64 timeout_ns)
 {
-	__u64 t0 = bench_now_ns();
-	size_t off = 0;
 	ssize_t n;
 
-	while (off < len) {
+	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		if (bench_stop)
@@ -147,14 +149,70 @@ int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
 			continue;
-		n = read(fd, (char *)buf + off, len - off);
+		n = read(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		return n < 0 ? -EIO : n;
+	}
+}
+
+int bench_read_full(int fd, void *buf, size_t len, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = read_by(fd, (char *)buf + off, len - off, t0, timeout_ns);
 		if (n <= 0)
-			return -EIO;
+			return n ? n : -EIO;
 		off += n;
 	}
 	return 0;
+}
+
+int bench_read_output(int fd, char *buf, size_t len, bool keep_tail, __u64 timeout_ns)
+{
+	__u64 t0 = bench_now_ns();
+	size_t off = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read_by(fd, buf + off, len - 1 - off, t0, timeout_ns);
+		if (n == -EINTR || n == -ETIMEDOUT) {
+			buf[off] = '\0';
+			return n;
+		}
+		if (n <= 0)
+			break;
+		off += n;
+		if (off == len - 1) {
+			if (!keep_tail)
+				break;
+			/* keep the second half: the end is what matters */
+			memmove(buf, buf + off / 2, off - off / 2);
+			off -= off / 2;
+		}
+	}
+	buf[off] = '\0';
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void bench_rm_tree(const char *dir)
+{
+	if (dir && dir[0])
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 bool bench_in_path(const char *name)

@@ -5,11 +5,9 @@
  * method at a configurable size. This file runs it; the medians, ratios
  * and the report are in bench_redis_report.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +200,6 @@ static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_
 	const struct bench_opts *o = c->o;
 	char num[5][24];
 	int p[2], status, err;
-	size_t off = 0;
 	__u64 t0;
 
 	snprintf(num[0], sizeof(num[0]), "%llu", (unsigned long long)o->keys);
@@ -226,27 +223,13 @@ static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_
 	if (x->cli < 0)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start redis-benchmark: %s",
 				     strerror(-x->cli));
-	for (;;) {
-		struct pollfd pfd = { .fd = x->out_fd, .events = POLLIN };
-		ssize_t n;
-
-		if (bench_stop)
-			return -EINTR;
-		if (bench_now_ns() - t0 > o->timeout_ns)
-			return mthpctl_error(MTHPCTL_EXIT_FAIL,
-					     "redis-benchmark did not finish in the --timeout");
-		if (poll(&pfd, 1, BENCH_POLL_MS) <= 0)
-			continue;
-		n = read(x->out_fd, out + off, len - 1 - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || off + n >= len - 1) {
-			off += n > 0 ? n : 0;
-			break;
-		}
-		off += n;
-	}
-	out[off] = '\0';
+	err = bench_read_output(x->out_fd, out, len, false, o->timeout_ns);
+	if (err == -EINTR)
+		return -EINTR;
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "redis-benchmark did not finish in the --timeout: give a longer "
+				     "--timeout or fewer --requests");
 	err = bench_wait(x->cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	if (err == -EINTR)
 		return -EINTR;
@@ -359,40 +342,65 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
-/* Our private temporary directory: logs, dump.rdb, temp-*.rdb. */
-static void rm_tmpdir(const char *dir)
-{
-	char path[400];
-	struct dirent *de;
-	DIR *d;
+/* The loop over the rounds of one level. */
+struct redis_loop {
+	struct redis_ctx *c;
+	struct redis_run *runs;
+	int l;				/* the level */
+	struct redis_cell cells[REDIS_MAX_COLS];	/* after a round */
+};
 
-	if (!dir[0])
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, ".."))) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
+/* One run of column m at level lp->l in round rep. 0, an exit code or
+ * -EINTR. */
+static int redis_col(void *ctx, int m, int rep, const char *tag)
+{
+	struct redis_loop *lp = ctx;
+	struct redis_ctx *c = lp->c;
+	const struct bench_opts *o = c->o;
+	struct redis_run *r = &REDIS_RUN(lp->runs, lp->l, m, rep);
+	int err;
+
+	if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->policy_skip) ||
+	    (m == BENCH_SIMPLE && c->simple_skip))
+		return 0;
+	bench_progress(o, "%s redis %s memory.high=%s round %d ...", tag, redis_col_name(c, m),
+		       c->level_names[lp->l], rep + 1);
+	err = redis_one(c, m, o->high[lp->l], r);
+	if (!err && r->done)
+		bench_progress(o, "%s   %.0f rps, p99 %.2f ms, %.1f s, PMD %.1f MiB", tag,
+			       r->row.rps, r->row.p99, r->secs,
+			       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+	return err;
+}
+
+/* after a round: every column's rps against always and against the oracle */
+static void redis_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
+{
+	struct redis_loop *lp = ctx;
+	int m, oracle = redis_level_cells(lp->c, lp->runs, lp->l, rounds, lp->cells);
+	char name[96];
+
+	for (m = 0; m < lp->c->ncols; m++) {
+		if (m != BENCH_ALWAYS) {
+			snprintf(name, sizeof(name), "%s vs always", redis_col_name(lp->c, m));
+			bench_rounds_widest_note(w, name, &lp->cells[m].r_always);
+		}
+		if (m != oracle) {
+			snprintf(name, sizeof(name), "%s vs oracle", redis_col_name(lp->c, m));
+			bench_rounds_widest_note(w, name, &lp->cells[m].r_oracle);
+		}
 	}
-	rmdir(dir);
 }
 
 int bench_redis(struct bench_opts *o)
 {
+	static struct redis_loop lp;
 	struct redis_ctx c = { .o = o };
 	struct redis_run *runs;
 	struct redis_cell *cells;
-	int l, m, rep, total = 0, k = 0, ret = 0, err, i;
-	int sel[REDIS_MAX_COLS], nsel = 0;	/* the columns to run */
-	char hb[32];
+	int l, m, ret = 0, i, sel[REDIS_MAX_COLS], nsel = 0;
 	const char *tmp = getenv("TMPDIR");
 
-	if (o->repeats > REDIS_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "redis: --repeats is at most %d",
-				     REDIS_MAX_REPEATS);
 	if (!bench_in_path(o->redis_server))
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "%s not found: install redis-server (Debian: apt install redis-server) "
@@ -411,7 +419,7 @@ int bench_redis(struct bench_opts *o)
 		mthpctl_format_size(o->sizes[i], c.cap_size[i], sizeof(c.cap_size[i]));
 		snprintf(c.cap_names[i], sizeof(c.cap_names[i]), "cap-%s", c.cap_size[i]);
 	}
-	runs = calloc((size_t)o->nr_high * REDIS_MAX_COLS * o->repeats, sizeof(*runs));
+	runs = calloc((size_t)o->nr_high * REDIS_MAX_COLS * REDIS_MAX_REPEATS, sizeof(*runs));
 	cells = calloc((size_t)o->nr_high * REDIS_MAX_COLS, sizeof(*cells));
 	if (!runs || !cells) {
 		free(runs);
@@ -432,41 +440,23 @@ int bench_redis(struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a directory in /tmp: %s",
 				     strerror(errno));
 	}
+	lp = (struct redis_loop){ .c = &c, .runs = runs };
 	for (m = 0; m < c.ncols; m++)
-		if (col_selected(&c, m)) {
-			total += o->nr_high * o->repeats;
+		if (col_selected(&c, m))
 			sel[nsel++] = m;
-		}
-
-#define RUN(l, col, rep)	REDIS_RUN(runs, o->repeats, l, col, rep)
-	for (l = 0; l < o->nr_high && !ret; l++)
-		for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-			for (i = 0; i < nsel && !ret; i++) {
-				struct redis_run *r;
-
-				m = bench_round_col(sel, nsel, rep, i);
-				r = &RUN(l, m, rep);
-				k++;
-				if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c.policy_skip) ||
-				    (m == BENCH_SIMPLE && c.simple_skip))
-					continue;
-				bench_progress(o, "[%d/%d] redis %s memory.high=%s run %d/%u ...", k,
-					       total, redis_col_name(&c, m),
-					       redis_high_str(o->high[l], hb, sizeof(hb)), rep + 1, o->repeats);
-				err = redis_one(&c, m, o->high[l], r);
-				if (err) {
-					ret = err;
-					break;
-				}
-				if (r->done)
-					bench_progress(o, "[%d/%d]   %.0f rps, p99 %.2f ms, %.1f s, "
-						       "PMD %.1f MiB", k, total, r->row.rps, r->row.p99,
-						       r->secs,
-						       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
-			}
+	/* --max-time is the whole benchmark's: each level gets its share */
+	for (l = 0; l < o->nr_high; l++) {
+		redis_high_str(o->high[l], c.level_names[l], sizeof(c.level_names[l]));
+		bench_rounds_init(&c.rounds[l], o, REDIS_MAX_REPEATS, c.level_names[l]);
+		c.rounds[l].rule.max_ns /= o->nr_high;
+	}
+	for (l = 0; l < o->nr_high && !ret; l++) {
+		lp.l = l;
+		ret = bench_rounds_run(o, &c.rounds[l], sel, nsel, redis_col, redis_ratios, &lp);
+	}
 
 	bench_restore();
-	rm_tmpdir(c.tmpdir);
+	bench_rm_tree(c.tmpdir);	/* logs, dump.rdb, temp-*.rdb */
 	if (ret > 0) {
 		free(runs);
 		free(cells);

@@ -11,12 +11,13 @@
 #include "bench_common.h"
 #include "mthp_stats.h"
 
-#define REDIS_MAX_REPEATS	64
+#define REDIS_MAX_REPEATS	BENCH_ROUNDS_MAX
 /* Columns: the three modes, then one static cap per --sizes entry. */
 #define REDIS_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST)
-/* runs[] is indexed by level, then column, then repeat */
-#define REDIS_RUN(runs, repeats, l, col, rep) \
-	((runs)[((l) * REDIS_MAX_COLS + (col)) * (repeats) + (rep)])
+/* runs[] is indexed by level, then column, then round (room for
+ * REDIS_MAX_REPEATS: the rounds run differ from level to level) */
+#define REDIS_RUN(runs, l, col, rep) \
+	((runs)[((l) * REDIS_MAX_COLS + (col)) * REDIS_MAX_REPEATS + (rep)])
 
 struct redis_run {
 	bool done;
@@ -66,6 +67,9 @@ struct redis_ctx {
 	int ncols;
 	char cap_names[BENCH_MAX_LIST][24];	/* "cap-16K" */
 	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
+	/* per memory.high level: its rounds, labelled with the level */
+	struct bench_rounds rounds[BENCH_MAX_LIST];
+	char level_names[BENCH_MAX_LIST][32];
 };
 
 /* Every column but the policies' (caps are static): the oracle is the
@@ -86,9 +90,15 @@ static inline const char *redis_col_name(const struct redis_ctx *c, int col)
 /* "max" or the size of a memory.high level */
 const char *redis_high_str(__u64 high, char *buf, size_t len);
 
+/* The cells (REDIS_MAX_COLS) of level l over its first rounds: medians,
+ * spreads, ratios against always and the oracle. Returns the oracle
+ * column or -1. */
+int redis_level_cells(const struct redis_ctx *c, struct redis_run *runs, int l, int rounds,
+		      struct redis_cell *cells);
+
 /* Medians, ratios and the report (bench_report()) of runs (nr_high levels
- * x REDIS_MAX_COLS x repeats); cells is room for nr_high x REDIS_MAX_COLS.
- * Returns the exit code. */
+ * x REDIS_MAX_COLS x REDIS_MAX_REPEATS); cells is room for nr_high x
+ * REDIS_MAX_COLS. Returns the exit code. */
 int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
 		 bool partial);
 

@@ -103,7 +103,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 /* Per-round ratios of every column at one level against always and against
  * the oracle (the static column with the best median rps). Returns the
  * oracle column or -1. */
-static int level_ratios(const struct redis_ctx *c, struct redis_run *runs, int repeats,
+static int level_ratios(const struct redis_ctx *c, int l, struct redis_run *runs, int repeats,
 			struct redis_cell *cells)
 {
 	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
@@ -115,9 +115,9 @@ static int level_ratios(const struct redis_ctx *c, struct redis_run *runs, int r
 	best = bench_argmax(med, c->ncols);
 	for (col = 0; col < c->ncols; col++) {
 		for (rep = 0; rep < repeats; rep++) {
-			struct redis_run *x = &runs[col * repeats + rep];
-			struct redis_run *al = &runs[BENCH_ALWAYS * repeats + rep];
-			struct redis_run *orc = best >= 0 ? &runs[best * repeats + rep] : NULL;
+			struct redis_run *x = &REDIS_RUN(runs, l, col, rep);
+			struct redis_run *al = &REDIS_RUN(runs, l, BENCH_ALWAYS, rep);
+			struct redis_run *orc = best >= 0 ? &REDIS_RUN(runs, l, best, rep) : NULL;
 
 			num[rep] = x->done ? x->row.rps : NAN;
 			a[rep] = al->done ? al->row.rps : NAN;
@@ -127,6 +127,16 @@ static int level_ratios(const struct redis_ctx *c, struct redis_run *runs, int r
 		bench_ratio_spread(num, b, repeats, &cells[col].r_oracle);
 	}
 	return best;
+}
+
+int redis_level_cells(const struct redis_ctx *c, struct redis_run *runs, int l, int rounds,
+		      struct redis_cell *cells)
+{
+	int m;
+
+	for (m = 0; m < c->ncols; m++)
+		make_cell(&REDIS_RUN(runs, l, m, 0), rounds, &cells[m]);
+	return level_ratios(c, l, runs, rounds, cells);
 }
 
 const char *redis_high_str(__u64 high, char *buf, size_t len)
@@ -339,10 +349,10 @@ static void redis_text_headline(void *ctx)
 	char b1[32];
 
 	printf("%llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
-	       "%u repeats, median [bootstrap 95%% interval]",
+	       "median [bootstrap 95%% interval]",
 	       (unsigned long long)o->keys, (unsigned long long)o->requests,
 	       mthpctl_format_size(o->value_size, b1, sizeof(b1)), o->clients, o->pipeline,
-	       o->bgsave ? "BGSAVE" : "noBGSAVE", o->repeats);
+	       o->bgsave ? "BGSAVE" : "noBGSAVE");
 }
 
 static void redis_text_body(void *ctx)
@@ -459,18 +469,14 @@ int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis
 	struct redis_report p = { .c = c, .cells = cells };
 	struct bench_report r = {
 		.name = "redis", .title = "redis SET", .interrupted = partial,
-		.ctx = &p,
+		.ctx = &p, .rounds = c->rounds, .nr_rounds = o->nr_high,
 		.json_config = redis_json_config, .json_body = redis_json_body,
 		.text_headline = redis_text_headline, .text_body = redis_text_body,
 	};
-	int l, m;
+	int l;
 
-	for (l = 0; l < o->nr_high; l++) {
-		for (m = 0; m < c->ncols; m++)
-			make_cell(&REDIS_RUN(runs, o->repeats, l, m, 0), o->repeats, &CELL(l, m));
-		p.oracle[l] = level_ratios(c, &REDIS_RUN(runs, o->repeats, l, 0, 0), o->repeats,
-					   &CELL(l, 0));
-	}
+	for (l = 0; l < o->nr_high; l++)
+		p.oracle[l] = redis_level_cells(c, runs, l, c->rounds[l].started, &CELL(l, 0));
 	if (c->policy_skip) {
 		snprintf(p.note, sizeof(p.note), "policy rows skipped: %s", c->policy_note);
 		r.notes[0] = p.note;

@@ -7,6 +7,7 @@
  * benchmarks share (spreads, ratios, folio sizes, memory.stat deltas).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +59,58 @@ static void json_end(struct jw *w)
 	}
 }
 
+/* "rounds": [{"label", "run", "min", "max", "until_width_pct", "max_time_s",
+ * "stop", "converged", "elapsed_s", "widest_interval_pct", "widest"}] */
+static void json_rounds(struct jw *w, const struct bench_report *r)
+{
+	int i;
+
+	jw_key(w, "rounds");
+	jw_arr_open(w);
+	for (i = 0; i < r->nr_rounds; i++) {
+		const struct bench_rounds *x = &r->rounds[i];
+
+		jw_obj_open(w);
+		jw_kstr(w, "label", x->label);
+		jw_ku64(w, "run", x->done);
+		jw_ku64(w, "min", x->rule.min);
+		jw_ku64(w, "max", x->rule.max);
+		jw_kdouble(w, "until_width_pct", x->rule.width_pct > 0 ? x->rule.width_pct : NAN);
+		jw_kdouble(w, "max_time_s", x->rule.max_ns ? x->rule.max_ns / 1e9 : NAN);
+		jw_kstr(w, "stop", bench_rounds_why_name(x->why));
+		jw_kbool(w, "converged", x->why == BENCH_ROUNDS_CONVERGED);
+		jw_kdouble(w, "elapsed_s", x->elapsed_ns / 1e9);
+		/* null: no ratio with an interval (one round, or none noted) */
+		jw_kdouble(w, "widest_interval_pct",
+			   x->widest.pct < 0 || isinf(x->widest.pct) ? NAN : x->widest.pct);
+		jw_kstr(w, "widest", x->widest.name[0] ? x->widest.name : NULL);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+}
+
+/* "rounds: 7 (at least 3), converged: widest interval 4.1% (NAME), asked 5%" */
+static void text_rounds(const struct bench_report *r)
+{
+	char wb[32];
+	int i;
+
+	for (i = 0; i < r->nr_rounds; i++) {
+		const struct bench_rounds *x = &r->rounds[i];
+
+		printf("rounds%s%s: %u (at least %u), %s: widest interval of a ratio %s%s%s%s",
+		       x->label ? " at " : "", x->label ? x->label : "", x->done, x->rule.min,
+		       bench_rounds_why_name(x->why),
+		       bench_rounds_width_str(&x->widest, wb, sizeof(wb)),
+		       x->widest.name[0] ? " (" : "", x->widest.name, x->widest.name[0] ? ")" : "");
+		if (x->rule.width_pct > 0)
+			printf(", asked %g%%", x->rule.width_pct);
+		if (x->rule.max_ns)
+			printf(", time cap %.0f s", x->rule.max_ns / 1e9);
+		printf(", %.0f s\n", x->elapsed_ns / 1e9);
+	}
+}
+
 int bench_report(const struct bench_opts *o, const struct bench_report *r)
 {
 	struct utsname u;
@@ -82,6 +135,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 			if (r->notes[i])
 				jw_str(w, r->notes[i]);
 		jw_arr_close(w);
+		json_rounds(w, r);
 		r->json_body(w, r->ctx);
 		jw_obj_close(w);
 		json_end(w);
@@ -90,6 +144,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 		printf("%s on %s: ", r->title, u.release);
 		r->text_headline(r->ctx);
 		printf("%s\n", r->interrupted ? " (INTERRUPTED: partial)" : "");
+		text_rounds(r);
 		r->text_body(r->ctx);
 	}
 	fflush(stdout);

@@ -19,7 +19,7 @@
 #include "mthpctl.h"
 #include "parse.h"
 
-#define SP_MAX_REPEATS 64
+#define SP_MAX_REPEATS BENCH_ROUNDS_MAX
 
 struct small_arg {
 	__u64 size, stride;
@@ -194,6 +194,7 @@ out:
 /* What the report of a sparse run reads: medians per mode. */
 struct sp_report {
 	const struct bench_opts *o;
+	const struct bench_rounds *rounds;
 	int n[BENCH_NR_MODES];			/* runs */
 	double cur[BENCH_NR_MODES], peak[BENCH_NR_MODES];	/* small cgroup */
 	double lt[BENCH_NR_MODES];		/* large process, s */
@@ -256,11 +257,11 @@ static void sp_text_headline(void *ctx)
 	char b1[32], b2[32], b3[32];
 
 	printf("%u small processes each touching one 4K page per %s of %s (cgroup small), "
-	       "one large process touching %s densely %u times (cgroup large), median of %u",
+	       "one large process touching %s densely %u times (cgroup large), median of %u rounds",
 	       o->sp_procs, mthpctl_format_size(o->sp_stride, b1, sizeof(b1)),
 	       mthpctl_format_size(o->sp_map_size, b2, sizeof(b2)),
 	       mthpctl_format_size(o->sp_dense_size, b3, sizeof(b3)), o->sp_dense_passes,
-	       o->repeats);
+	       p->rounds->started);
 }
 
 static void sp_text_body(void *ctx)
@@ -309,66 +310,94 @@ static void sp_text_body(void *ctx)
 	       "per-round ratio's interval holds 1.0)\n");
 }
 
+/* The runs so far: one benchmark at a time. */
+static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
+static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
+static struct sp_report sr;
+
+/* One run of mode m in round rep. 0, an exit code or -EINTR. */
+static int sp_col(void *ctx, int m, int rep, const char *tag)
+{
+	struct bench_opts *o = ctx;
+	struct sp_run *r = &runs[m][sr.n[m]];
+	bool done;
+	int ret;
+
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s sparse %s round %d ...", tag, bench_mode_name(m, o), rep + 1);
+	ret = sp_one(o, m, r, &done);
+	if (!ret && done) {
+		sr.n[m]++;
+		round_s[m][rep] = r->large_s;
+		bench_progress(o, "%s   small cgroup %llu KiB (peak %llu KiB), large %.2f s", tag,
+			       (unsigned long long)r->small_current >> 10,
+			       (unsigned long long)r->small_peak >> 10, r->large_s);
+	}
+	return ret;
+}
+
+/* per round: the large process' time against always in the same round */
+static void sp_ratio_spreads(int rounds)
+{
+	int m, i;
+
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		double x[SP_MAX_REPEATS], y[SP_MAX_REPEATS];
+
+		for (i = 0; i < rounds; i++) {
+			x[i] = round_s[m][i];
+			y[i] = round_s[BENCH_ALWAYS][i];
+		}
+		bench_ratio_spread(x, y, rounds, &sr.r_lt[m]);
+	}
+}
+
+static void sp_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
+{
+	const struct bench_opts *o = ctx;
+	char name[64];
+	int m;
+
+	sp_ratio_spreads(rounds);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (m == BENCH_ALWAYS)
+			continue;
+		snprintf(name, sizeof(name), "%s large vs always", bench_mode_name(m, o));
+		bench_rounds_widest_note(w, name, &sr.r_lt[m]);
+	}
+}
+
 int bench_sparse(struct bench_opts *o)
 {
-	static struct sp_run runs[BENCH_NR_MODES][SP_MAX_REPEATS];
-	static double round_s[BENCH_NR_MODES][SP_MAX_REPEATS];	/* NAN: no run */
-	struct sp_report sr = { .o = o };
+	static struct bench_rounds rounds;
 	struct bench_report report = {
 		.name = "sparse", .title = "sparse",
 		.ctx = &sr,
 		.json_config = sp_json_config, .json_body = sp_json_body,
 		.text_headline = sp_text_headline, .text_body = sp_text_body,
+		.rounds = &rounds, .nr_rounds = 1,
 	};
-	int m, rep, ret = 0, k = 0, total, i, s, sel[BENCH_NR_MODES], nsel;
+	int m, ret = 0, i, s, sel[BENCH_NR_MODES], nsel;
 
-	if (o->repeats > SP_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --repeats is at most %d",
-				     SP_MAX_REPEATS);
+	memset(&sr, 0, sizeof(sr));
+	sr.o = o;
+	sr.rounds = &rounds;
 	if (o->sp_stride > o->sp_map_size)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "sparse: --stride exceeds --map-size");
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
+	bench_rounds_init(&rounds, o, SP_MAX_REPEATS, NULL);
 	nsel = bench_selected_modes(o, sel);
-	total = nsel * o->repeats;
 	for (m = 0; m < BENCH_NR_MODES; m++)
 		for (i = 0; i < SP_MAX_REPEATS; i++)
 			round_s[m][i] = NAN;
-	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (i = 0; i < nsel && !ret; i++) {
-			bool done;
-
-			m = bench_round_col(sel, nsel, rep, i);
-			k++;
-			if (skip[m])
-				continue;
-			bench_progress(o, "[%d/%d] sparse %s run %d/%u ...", k, total,
-				       bench_mode_name(m, o), rep + 1, o->repeats);
-			ret = sp_one(o, m, &runs[m][sr.n[m]], &done);
-			if (!ret && done) {
-				struct sp_run *r = &runs[m][sr.n[m]++];
-
-				round_s[m][rep] = r->large_s;
-				bench_progress(o, "[%d/%d]   small cgroup %llu KiB (peak %llu KiB), "
-					       "large %.2f s", k, total,
-					       (unsigned long long)r->small_current >> 10,
-					       (unsigned long long)r->small_peak >> 10, r->large_s);
-			}
-		}
+	ret = bench_rounds_run(o, &rounds, sel, nsel, sp_col, sp_ratios, o);
 	bench_restore();
 	if (ret > 0)
 		return ret;
-	/* per round: the large process' time against always in the same round */
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		double x[SP_MAX_REPEATS], y[SP_MAX_REPEATS];
-
-		for (i = 0; i < (int)o->repeats; i++) {
-			x[i] = round_s[m][i];
-			y[i] = round_s[BENCH_ALWAYS][i];
-		}
-		bench_ratio_spread(x, y, o->repeats, &sr.r_lt[m]);
-	}
+	sp_ratio_spreads(rounds.started);
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		double a[SP_MAX_REPEATS], b[SP_MAX_REPEATS], c[SP_MAX_REPEATS];
 		__u64 al[SP_MAX_REPEATS];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl bench: the statistics of the report (medians, percent changes,
- * bootstrap intervals of medians and of per-round ratios). Pure, like
+ * bootstrap intervals of medians and of per-round ratios) and the rule
+ * that says when a benchmark has run enough rounds. Pure, like
  * bench_calc.c, and unit-tested in tests/unit/test_bench.c.
  */
 #include <math.h>
@@ -202,4 +203,63 @@ int bench_argmax(const double *v, size_t n)
 		if (!isnan(v[i]) && (best < 0 || v[i] > v[best]))
 			best = i;
 	return best;
+}
+
+/* --- rounds: the stopping rule ------------------------------------------ */
+
+const char *bench_rounds_why_name(enum bench_rounds_why why)
+{
+	switch (why) {
+	case BENCH_ROUNDS_FIXED: return "fixed";
+	case BENCH_ROUNDS_CONVERGED: return "converged";
+	case BENCH_ROUNDS_TIME_CAP: return "time cap reached";
+	case BENCH_ROUNDS_ROUND_CAP: return "round cap reached";
+	case BENCH_ROUNDS_INTERRUPTED: return "interrupted";
+	default: return "";
+	}
+}
+
+double bench_spread_width_pct(const struct bench_spread *s)
+{
+	if (s->n < 2 || isnan(s->lo) || isnan(s->hi) || isnan(s->median) || s->median == 0)
+		return INFINITY;
+	return (s->hi - s->lo) / fabs(s->median) * 100.0;
+}
+
+void bench_rounds_widest_reset(struct bench_rounds_widest *w)
+{
+	w->pct = -1;
+	w->name[0] = '\0';
+}
+
+void bench_rounds_widest_note(struct bench_rounds_widest *w, const char *name,
+			      const struct bench_spread *s)
+{
+	double pct;
+
+	if (!s->n)
+		return;
+	pct = bench_spread_width_pct(s);
+	if (pct > w->pct) {
+		w->pct = pct;
+		snprintf(w->name, sizeof(w->name), "%s", name);
+	}
+}
+
+enum bench_rounds_why bench_rounds_next(const struct bench_rounds_rule *rule, unsigned int done,
+					__u64 elapsed_ns, double widest_pct)
+{
+	if (done < rule->min && done < rule->max)
+		return BENCH_ROUNDS_MORE;
+	if (rule->width_pct <= 0 && !rule->max_ns)
+		return BENCH_ROUNDS_FIXED;
+	/* no ratio at all (one mode run): nothing to narrow, converged */
+	if (rule->width_pct > 0 && widest_pct <= rule->width_pct)
+		return BENCH_ROUNDS_CONVERGED;
+	if (done >= rule->max)
+		return BENCH_ROUNDS_ROUND_CAP;
+	/* one more round of the mean length would end past the cap */
+	if (rule->max_ns && done && elapsed_ns + elapsed_ns / done > rule->max_ns)
+		return BENCH_ROUNDS_TIME_CAP;
+	return BENCH_ROUNDS_MORE;
 }

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench shell, gups, bloat and memcached: what each workload does in
- * its child (or, for memcached, as a server loaded from outside), and how
- * it describes itself; bench_workload.c runs them in every mode and reports.
+ * mthpctl bench shell, gups, bloat, memcached and arenas: what each
+ * workload does in its child (or, for memcached, as a server loaded from
+ * outside), and how it describes itself; compile's are in
+ * bench_wl_compile.c. bench_workload.c runs them in every mode and reports.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,23 +114,70 @@ static int gups_run(const struct bench_opts *o, struct wl_result *res)
 	return 0;	/* the table stays mapped: the parent reads its folios */
 }
 
-/* bloat: threads that allocate and write a little each, then wait */
-struct bloat_shared {
+/* bloat and arenas: threads that each allocate and write a little, say
+ * they are ready, then hold their memory until the process ends */
+struct threads_shared {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int ready;
 	int err;
-	__u64 per_thread;
+	const struct bench_opts *o;
 };
 
+/* A thread done allocating (err: errno of a failure, 0): counted, then
+ * holding. */
+static void *thread_hold(struct threads_shared *t, int err)
+{
+	pthread_mutex_lock(&t->lock);
+	t->ready++;
+	if (err)
+		t->err = err;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* n threads of fn, started at once; returns when all are ready, with the
+ * time that took. */
+static int threads_run(const struct bench_opts *o, unsigned int n, void *(*fn)(void *),
+		       struct wl_result *res)
+{
+	static struct threads_shared t = {
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	unsigned int i, started = 0;
+	pthread_t id;
+	__u64 t0 = bench_now_ns();
+
+	t.o = o;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&id, NULL, fn, &t)) {
+			res->err = EAGAIN;
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&t.lock);
+	while (t.ready < started)
+		pthread_cond_wait(&t.cond, &t.lock);
+	if (t.err)
+		res->err = t.err;
+	pthread_mutex_unlock(&t.lock);
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	return res->err ? -res->err : 0;
+}
+
+/* bloat: 1 KiB at a time with malloc, as a server's per-connection
+ * objects come (glibc gives the threads arenas of their own) */
 static void *bloat_thread(void *arg)
 {
-	struct bloat_shared *b = arg;
+	struct threads_shared *t = arg;
 	__u64 done = 0;
 	int err = 0;
 
-	/* 1 KiB at a time, as a server's per-connection objects come */
-	while (done < b->per_thread) {
+	while (done < t->o->wl_per_thread) {
 		char *p = malloc(1024);
 
 		if (!p) {
@@ -138,42 +187,43 @@ static void *bloat_thread(void *arg)
 		memset(p, 0x5a, 1024);
 		done += 1024;
 	}
-	pthread_mutex_lock(&b->lock);
-	b->ready++;
-	if (err)
-		b->err = err;
-	pthread_cond_broadcast(&b->cond);
-	pthread_mutex_unlock(&b->lock);
-	for (;;)		/* hold the memory until the process ends */
-		pause();
-	return NULL;
+	return thread_hold(t, err);
 }
 
 static int bloat_run(const struct bench_opts *o, struct wl_result *res)
 {
-	static struct bloat_shared b = {
-		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-	};
-	unsigned int i, started = 0;
-	pthread_t t;
-	__u64 t0 = bench_now_ns();
+	return threads_run(o, o->wl_threads, bloat_thread, res);
+}
 
-	b.per_thread = o->wl_per_thread;
-	for (i = 0; i < o->wl_threads; i++) {
-		if (pthread_create(&t, NULL, bloat_thread, &b)) {
-			res->err = EAGAIN;
-			break;
-		}
-		started++;
+/* arenas: an arena of its own per thread, mapped whole on a 2M boundary,
+ * a few 4K pages of every 2M of it written (a jemalloc-like allocator) */
+#define WL_PMD		(2ULL << 20)
+
+static void *arenas_thread(void *arg)
+{
+	struct threads_shared *t = arg;
+	__u64 size = t->o->wl_arena_size, touch = t->o->wl_touch_pages;
+	__u64 off, i, step = WL_PMD / touch;
+	char *map, *arena;
+	int err = 0;
+
+	/* one 2M more, to start the arena on a 2M boundary: a range a PMD
+	 * folio can fill */
+	map = mmap(NULL, size + WL_PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		err = errno;
+	} else {
+		arena = (char *)(((uintptr_t)map + WL_PMD - 1) & ~(uintptr_t)(WL_PMD - 1));
+		for (off = 0; off < size; off += WL_PMD)
+			for (i = 0; i < touch; i++)
+				arena[off + i * step] = 0x5a;
 	}
-	pthread_mutex_lock(&b.lock);
-	while (b.ready < started)
-		pthread_cond_wait(&b.cond, &b.lock);
-	if (b.err)
-		res->err = b.err;
-	pthread_mutex_unlock(&b.lock);
-	res->secs = (bench_now_ns() - t0) / 1e9;
-	return res->err ? -res->err : 0;
+	return thread_hold(t, err);
+}
+
+static int arenas_run(const struct bench_opts *o, struct wl_result *res)
+{
+	return threads_run(o, o->wl_arenas, arenas_thread, res);
 }
 
 /* --- memcached (in the parent: the server in the cgroup, the load
@@ -203,8 +253,7 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 {
 	char port[16], mem[24], ops[24], conc[16], win[24], srv[48];
 	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
-	size_t off = 0;
-	int p[2], status, cfg_fd;
+	int p[2], status, cfg_fd, err;
 	pid_t cli;
 	__u64 t0;
 
@@ -268,24 +317,21 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memaslap,
 				     strerror(-cli));
 	}
-	for (;;) {
-		ssize_t n = read(p[0], out + off, sizeof(out) - 1 - off);
-
-		if (n < 0 && errno == EINTR && !bench_stop)
-			continue;
-		if (n <= 0 || bench_stop)
-			break;
-		off += n;
-		if (off == sizeof(out) - 1)
-			off = 0;	/* keep the end: the closing line */
-	}
-	out[off] = '\0';
+	/* memaslap prints its result when it ends: it has the run's --timeout
+	 * (BENCH_RUN_TIMEOUT_NS by default) to do so, and exits right after */
+	err = bench_read_output(p[0], out, sizeof(out), true, o->timeout_ns);
 	close(p[0]);
-	bench_wait(cli, o->timeout_ns, &status);
+	if (!err)
+		bench_wait(cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
 	bench_kill(cli);
 	unlink(cfg);
-	if (bench_stop)
+	if (bench_stop || err == -EINTR)
 		return -EINTR;
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL,
+				     "%s gave no result in the --timeout (%llu s): give a longer "
+				     "--timeout or fewer --requests", o->memaslap,
+				     (unsigned long long)(o->timeout_ns / NSEC_PER_SEC));
 	if (bench_parse_memaslap(out, &res->rate, &res->secs))
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no result from %s (output: \"%.200s\")",
 				     o->memaslap, out);
@@ -335,6 +381,22 @@ static void bloat_headline(const struct bench_opts *o)
 	       mthpctl_format_size(o->wl_per_thread, b, sizeof(b)));
 }
 
+static void arenas_config(struct jw *w, const struct bench_opts *o)
+{
+	jw_ku64(w, "arenas", o->wl_arenas);
+	jw_ku64(w, "arena_size", o->wl_arena_size);
+	jw_ku64(w, "touch_pages_per_2m", o->wl_touch_pages);
+}
+
+static void arenas_headline(const struct bench_opts *o)
+{
+	char b[32];
+
+	printf("%u threads each mapping a 2M-aligned arena of %s and touching %u 4K pages "
+	       "of every 2M", o->wl_arenas, mthpctl_format_size(o->wl_arena_size, b, sizeof(b)),
+	       o->wl_touch_pages);
+}
+
 static void memcached_config(struct jw *w, const struct bench_opts *o)
 {
 	jw_ku64(w, "keys", o->keys);
@@ -360,4 +422,7 @@ const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS] = {
 	{ "gups", gups_run, NULL, gups_config, gups_headline },
 	{ "bloat", bloat_run, NULL, bloat_config, bloat_headline },
 	{ "memcached", NULL, memcached_serve, memcached_config, memcached_headline },
+	{ "arenas", arenas_run, NULL, arenas_config, arenas_headline },
+	{ "compile", bench_compile_run, NULL, bench_compile_config, bench_compile_headline,
+	  bench_compile_check },
 };

@@ -220,6 +220,7 @@ struct wl_mode {
 struct wl_report {
 	const struct bench_opts *o;
 	const struct wl_kind *k;
+	const struct bench_rounds *rounds;
 	struct wl_mode m[BENCH_NR_MODES];
 	int oracle;			/* the static mode with the lowest median time */
 };
@@ -279,7 +280,7 @@ static void wl_text_headline(void *ctx)
 	const struct wl_report *p = ctx;
 
 	p->k->headline(p->o);
-	printf(", median of %u [bootstrap 95%% interval]", p->o->repeats);
+	printf(", median of %u rounds [bootstrap 95%% interval]", p->rounds->started);
 }
 
 static void wl_text_body(void *ctx)
@@ -345,75 +346,39 @@ static void wl_text_body(void *ctx)
 	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
 }
 
-int bench_workload(struct bench_opts *o)
+/* The runs so far, their medians and per-round ratios: one benchmark at
+ * a time. */
+static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS];
+static double round_s[BENCH_NR_MODES][WL_MAX_REPEATS];	/* NAN: no run */
+static struct wl_report wr;
+
+/* One run of mode m in round rep. 0, an exit code or -EINTR. */
+static int wl_col(void *ctx, int m, int rep, const char *tag)
 {
-	static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS];
-	static double round_s[BENCH_NR_MODES][WL_MAX_REPEATS];	/* NAN: no run */
-	static struct wl_report wr;
-	struct bench_report report = {
-		.title = NULL, .ctx = &wr,
-		.json_config = wl_json_config, .json_body = wl_json_body,
-		.text_headline = wl_text_headline, .text_body = wl_text_body,
-	};
-	int m, rep, i, k = 0, total, ret = 0, sel[BENCH_NR_MODES], nsel;
-	double med[BENCH_NR_MODES];
-	unsigned int ki;
+	const struct bench_opts *o = ctx;
+	struct wl_run *r = &runs[m][wr.m[m].n];
+	bool done;
+	int ret;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.o = o;
-	for (ki = 0; ki < BENCH_WL_NR_KINDS; ki++)
-		if (!strcmp(bench_wl_kinds[ki].name, o->which))
-			wr.k = &bench_wl_kinds[ki];
-	report.name = report.title = wr.k->name;
-	if (o->repeats > WL_MAX_REPEATS)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s: --repeats is at most %d", wr.k->name,
-				     WL_MAX_REPEATS);
-	if (wr.k->serve) {
-		if (!bench_in_path(o->memcached))
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "%s not found: install memcached (Debian: apt install "
-					     "memcached) or give --memcached PATH", o->memcached);
-		if (!bench_in_path(o->memaslap))
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "%s not found: install libmemcached-tools or give "
-					     "--memaslap PATH", o->memaslap);
-		if (bench_wl_port_listening(o->port))
-			return mthpctl_error(MTHPCTL_EXIT_STATE,
-					     "port %u on 127.0.0.1 is busy: stop what listens there "
-					     "or give --port", o->port);
+	if (skip[m])
+		return 0;
+	bench_progress(o, "%s %s %s round %d ...", tag, wr.k->name, bench_mode_name(m, o), rep + 1);
+	ret = wl_one(o, wr.k, m, r, &done);
+	if (!ret && done) {
+		wr.m[m].n++;
+		round_s[m][rep] = r->secs;
+		bench_progress(o, "%s   %.2f s, peak %.1f MiB, PMD %.1f MiB", tag, r->secs,
+			       r->peak / 1048576.0, r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
 	}
-	ret = bench_setup(o);
-	if (ret)
-		return ret;
-	nsel = bench_selected_modes(o, sel);
-	total = nsel * o->repeats;
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		for (i = 0; i < WL_MAX_REPEATS; i++)
-			round_s[m][i] = NAN;
-	for (rep = 0; rep < (int)o->repeats && !ret; rep++)
-		for (i = 0; i < nsel && !ret; i++) {
-			struct wl_run *r;
-			bool done;
+	return ret;
+}
 
-			m = bench_round_col(sel, nsel, rep, i);
-			k++;
-			if (skip[m])
-				continue;
-			bench_progress(o, "[%d/%d] %s %s run %d/%u ...", k, total, wr.k->name,
-				       bench_mode_name(m, o), rep + 1, o->repeats);
-			r = &runs[m][wr.m[m].n];
-			ret = wl_one(o, wr.k, m, r, &done);
-			if (!ret && done) {
-				wr.m[m].n++;
-				round_s[m][rep] = r->secs;
-				bench_progress(o, "[%d/%d]   %.2f s, peak %.1f MiB, PMD %.1f MiB",
-					       k, total, r->secs, r->peak / 1048576.0,
-					       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
-			}
-		}
-	bench_restore();
-	if (ret > 0)
-		return ret;
+/* Medians, spreads, the oracle and the per-round ratios over rounds. */
+static void wl_compute(int rounds)
+{
+	double med[BENCH_NR_MODES];
+	int m, i;
+
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		struct wl_mode *x = &wr.m[m];
 		double s[WL_MAX_REPEATS], f[WL_MAX_REPEATS], ra[WL_MAX_REPEATS], pk[WL_MAX_REPEATS],
@@ -447,15 +412,84 @@ int bench_workload(struct bench_opts *o)
 		med[m] = bench_mode_static(m) && x->n ? -x->secs.median : NAN;
 	}
 	wr.oracle = bench_argmax(med, BENCH_NR_MODES);
-	for (m = 0; m < BENCH_NR_MODES && wr.oracle >= 0; m++) {
+	for (m = 0; m < BENCH_NR_MODES; m++) {
 		double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
 
-		for (i = 0; i < (int)o->repeats; i++) {
-			num[i] = round_s[wr.oracle][i];
+		for (i = 0; i < rounds; i++) {
+			num[i] = wr.oracle >= 0 ? round_s[wr.oracle][i] : NAN;
 			den[i] = round_s[m][i];
 		}
-		bench_ratio_spread(num, den, o->repeats, &wr.m[m].speed_vs_oracle);
+		bench_ratio_spread(num, den, rounds, &wr.m[m].speed_vs_oracle);
 	}
+}
+
+/* after each round: every mode's speed against the oracle */
+static void wl_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
+{
+	const struct bench_opts *o = ctx;
+	char name[64];
+	int m;
+
+	wl_compute(rounds);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (m == wr.oracle)
+			continue;
+		snprintf(name, sizeof(name), "%s speed vs oracle", bench_mode_name(m, o));
+		bench_rounds_widest_note(w, name, &wr.m[m].speed_vs_oracle);
+	}
+}
+
+int bench_workload(struct bench_opts *o)
+{
+	static struct bench_rounds rounds;
+	struct bench_report report = {
+		.title = NULL, .ctx = &wr,
+		.json_config = wl_json_config, .json_body = wl_json_body,
+		.text_headline = wl_text_headline, .text_body = wl_text_body,
+		.rounds = &rounds, .nr_rounds = 1,
+	};
+	int m, i, ret = 0, sel[BENCH_NR_MODES], nsel;
+	unsigned int ki;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.o = o;
+	for (ki = 0; ki < BENCH_WL_NR_KINDS; ki++)
+		if (!strcmp(bench_wl_kinds[ki].name, o->which))
+			wr.k = &bench_wl_kinds[ki];
+	report.name = report.title = wr.k->name;
+	if (wr.k->serve) {
+		if (!bench_in_path(o->memcached))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install memcached (Debian: apt install "
+					     "memcached) or give --memcached PATH", o->memcached);
+		if (!bench_in_path(o->memaslap))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "%s not found: install libmemcached-tools or give "
+					     "--memaslap PATH", o->memaslap);
+		if (bench_wl_port_listening(o->port))
+			return mthpctl_error(MTHPCTL_EXIT_STATE,
+					     "port %u on 127.0.0.1 is busy: stop what listens there "
+					     "or give --port", o->port);
+	}
+	if (wr.k->check) {
+		ret = wr.k->check(o);
+		if (ret)
+			return ret;
+	}
+	ret = bench_setup(o);
+	if (ret)
+		return ret;
+	bench_rounds_init(&rounds, o, WL_MAX_REPEATS, NULL);
+	wr.rounds = &rounds;
+	nsel = bench_selected_modes(o, sel);
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		for (i = 0; i < WL_MAX_REPEATS; i++)
+			round_s[m][i] = NAN;
+	ret = bench_rounds_run(o, &rounds, sel, nsel, wl_col, wl_ratios, o);
+	bench_restore();
+	if (ret > 0)
+		return ret;
+	wl_compute(rounds.started);
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
 	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;

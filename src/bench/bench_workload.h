@@ -9,7 +9,7 @@
 
 #include "bench_common.h"
 
-#define WL_MAX_REPEATS	64
+#define WL_MAX_REPEATS	BENCH_ROUNDS_MAX
 
 /* What the child sends when it holds its memory. */
 struct wl_result {
@@ -30,13 +30,21 @@ struct wl_kind {
 		     pid_t *server);
 	void (*json_config)(struct jw *w, const struct bench_opts *o);
 	void (*headline)(const struct bench_opts *o);
+	/* before the setup (NULL: nothing to check): 0 or an exit code,
+	 * printed with the fix */
+	int (*check)(const struct bench_opts *o);
 };
 
 /* shell, gups, bloat (each with a child of its own: the ones mixed runs),
- * then memcached */
-#define BENCH_WL_NR_KINDS	4
+ * then memcached, arenas and compile */
+#define BENCH_WL_NR_KINDS	6
 #define BENCH_WL_NR_CHILD	3
 extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];	/* bench_wl_kinds.c */
+/* compile (bench_wl_compile.c): the kind's functions */
+int bench_compile_run(const struct bench_opts *o, struct wl_result *res);
+void bench_compile_config(struct jw *w, const struct bench_opts *o);
+void bench_compile_headline(const struct bench_opts *o);
+int bench_compile_check(const struct bench_opts *o);
 /* Does something accept TCP connections on 127.0.0.1:PORT (a server up,
  * or the port taken)? */
 bool bench_wl_port_listening(unsigned int port);

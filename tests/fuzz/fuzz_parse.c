@@ -57,6 +57,13 @@ static void lists(const char *s)
 		fuzz_assert(mask && mask < 1u << BENCH_NR_MODES);
 	if (!bench_parse_count(s, 1, 1000000, &out[0]))
 		fuzz_assert(out[0] >= 1 && out[0] <= 1000000 && *s >= '0' && *s <= '9');
+	{
+		double pct;
+
+		/* --until-width: a finite percentage in (0, 100] */
+		if (!bench_parse_pct(s, &pct))
+			fuzz_assert(pct > 0 && pct <= 100 && *s >= '0' && *s <= '9');
+	}
 }
 
 static void words(const char *s)

@@ -13,6 +13,7 @@ int main(void)
 	failed += run_pin_tests();
 	failed += run_policy_tests();
 	failed += run_bench_tests();
+	failed += run_bench_rounds_tests();
 	failed += run_status_tests();
 	failed += run_needs_tests();
 	failed += run_apply_tests();

@@ -3,18 +3,24 @@
 # A short run of every `mthpctl bench` benchmark (tiny sizes, one repeat;
 # redis with one per-size cap, pagefault also with --hook-cost, with
 # --host madvise and with a policy object of the user's own) on
-# the patched kernel, as root in the VM (< 3 minutes under TCG):
+# the patched kernel, as root in the VM (about 10 minutes under TCG; compile
+# alone 1.5 min):
 #
 #   scripts/vm-run.sh -k KDIR -- tests/vm/bench-short.sh
 #
 # Checks the JSON of each (modes present, figures sane) and that every
 # setting is restored and nothing is left behind. Prints `ok - NAME` /
 # `not ok - NAME: reason`, then `N passed, N failed`; exits 1 on failure.
+#
+# MTHPCTL=PATH tests another build; BENCH_SHORT_ONLY=NAME,... runs only
+# those parts (the run names below, "rounds" and "errors").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/vm/bench-lib.sh"
-M=$top/mthpctl
+M=${MTHPCTL:-$top/mthpctl}
+# is part NAME selected (BENCH_SHORT_ONLY, default all)?
+only() { [ -z "${BENCH_SHORT_ONLY:-}" ] || [[ ",$BENCH_SHORT_ONLY," == *",$1,"* ]]; }
 out=${MTHP_RESULTS:-$(mktemp -d /tmp/mthp-bench-short.XXXXXX)}/bench-short
 mkdir -p "$out"
 passed=0 failed=0
@@ -48,6 +54,7 @@ result "the kernel has bpf_mthp_ops" $? "mthpctl -j status: $st"
 
 run() {		# NAME ARGS... : run bench with -j, check restore
 	local name=$1; shift
+	only "$name" || return 1
 	local t0=$(date +%s) rc
 	"$M" -j bench "$@" --repeats 1 >"$out/$name.json" 2>"$out/$name.err"
 	rc=$?
@@ -154,6 +161,47 @@ if run bloat bloat --threads 16 --per-thread 64K; then
 	check bl2 "$out/bloat.json" "$wf f['always']['memory_peak']['median'] >= f['never']['memory_peak']['median']"
 	result "bloat: always' peak at least never's" $? "less (above)"
 fi
+# arenas: each first touch of a 2M range of an arena faults a 2M folio
+# under always; never holds the touched 4K pages only (4 x 4M arenas, 2
+# pages per 2M: 16 MiB against 64 KiB)
+if run arenas arenas --arenas 4 --arena-size 4M --touch-pages 2; then
+	# a few dozen faults a run: memory.stat's pgfault, flushed lazily
+	# (rstat), may still read 0 (never, once, in the VM): faults >= 0 here
+	wfig_any=${wfig/"x['pgfault'] > 0"/"x['pgfault'] >= 0"}
+	check ar "$out/arenas.json" "$wmodes and $wfig_any"
+	result "arenas JSON: every mode, time, peak, faults" $? "unexpected JSON (above)"
+	check ar2 "$out/arenas.json" "$wf f['always']['memory_current_held']['median'] >= f['never']['memory_current_held']['median'] + (8 << 20) and f['always']['pmd_bytes'] >= 8 << 20 and f['never']['pmd_bytes'] == 0"
+	result "arenas: always bloats (2M folios, 8 MiB more held), never does not" $? "no bloat (above)"
+fi
+# compile: make -j2 of this tree's compile-bench target, 4 files
+if run compile compile --files 4 --jobs 2; then
+	check cc "$out/compile.json" "$wmodes and $wfig and j['config']['files'] == 4 and j['config']['jobs'] == 2"
+	result "compile JSON: every mode, time, peak, faults" $? "unexpected JSON (above)"
+fi
+if only rounds; then
+	# rounds: --max-time stops a round that would end past it (one round of
+	# pagefault is longer than the 1 s cap: one round, "time cap reached");
+	# with one mode there is no ratio to narrow: converged after --repeats
+	"$M" -j bench pagefault --size 16M --iterations 2 --repeats 1 --until-width 1 \
+		--max-time 1s >"$out/rounds_cap.json" 2>"$out/rounds_cap.err"; rc=$?
+	check rc1 "$out/rounds_cap.json" "(r := j['rounds'])[0]['stop'] == 'time cap reached' and r[0]['run'] == 1 and not r[0]['converged'] and r[0]['max_time_s'] == 1 and r[0]['until_width_pct'] == 1 and r[0]['widest_interval_pct'] is None and r[0]['widest']" && [ $rc = 0 ]
+	result "rounds: --max-time 1s stops after one round, 'time cap reached'" $? "exit $rc"
+	"$M" -j bench pagefault --size 16M --iterations 2 --repeats 2 --modes always --until-width 5 \
+		>"$out/rounds_one.json" 2>"$out/rounds_one.err"; rc=$?
+	check rc2 "$out/rounds_one.json" "(r := j['rounds'])[0]['stop'] == 'converged' and r[0]['run'] == 2 and r[0]['converged'] and j['modes'][0]['runs'] == 2" && [ $rc = 0 ]
+	result "rounds: one mode, no ratio: converged after --repeats 2" $? "exit $rc"
+	# a width any two rounds meet (100%: the interval as wide as the median):
+	# converged with a finite widest interval, the rounds counted in the rows
+	"$M" -j bench pagefault --size 16M --iterations 2 --repeats 2 --modes always,never \
+		--until-width 100 --max-time 10min >"$out/rounds_w.json" 2>"$out/rounds_w.err"; rc=$?
+	check rc3 "$out/rounds_w.json" "(r := j['rounds'][0])['stop'] == 'converged' and r['run'] >= 2 and 0 <= r['widest_interval_pct'] <= 100 and all(x['runs'] == r['run'] and len(x['ns_per_4k_runs']) == r['run'] for x in j['modes'])" && [ $rc = 0 ]
+	result "rounds: --until-width 100: converged, widest interval and runs reported" $? "exit $rc"
+	# without --until-width and --max-time: exactly --repeats, "fixed"
+	if only pagefault; then
+		check rc4 "$out/pagefault.json" "j['rounds'][0]['stop'] == 'fixed' and j['rounds'][0]['run'] == 1"
+		result "rounds: fixed --repeats by default" $? "not fixed (above)"
+	fi
+fi
 # mixed: the three at once; each workload's ratio to its own best static
 # setting, the geometric mean, the best single global setting named
 if run mixed mixed --pipelines 2 --loops 2 --array-size 32M --updates 100000 --threads 8 --per-thread 64K; then
@@ -183,19 +231,21 @@ if run pf_object pagefault --size 16M --iterations 2 --modes policy --policy "--
 	check pfo "$out/pf_object.json" "[x['mode'] for x in j['modes']] == ['always+example_vma_size.bpf.o'] and not j['notes'] and j['modes'][0]['largest_folio_kb'] == 4"
 	result "pagefault --policy '--object FILE': its rows, 4K below 64M as it says" $? "unexpected JSON (above)"
 fi
-"$M" bench pagefault --policy "--object /nonexistent.bpf.o" >/dev/null 2>"$out/noobj.err"; rc=$?
-result "an unreadable --policy object is a usage error" $([ $rc = 1 ] && grep -q nonexistent "$out/noobj.err"; echo $?) "exit $rc: $(cat "$out/noobj.err")"
+if only errors; then
+	"$M" bench pagefault --policy "--object /nonexistent.bpf.o" >/dev/null 2>"$out/noobj.err"; rc=$?
+	result "an unreadable --policy object is a usage error" $([ $rc = 1 ] && grep -q nonexistent "$out/noobj.err"; echo $?) "exit $rc: $(cat "$out/noobj.err")"
 
-# errors: not a benchmark, busy port
-"$M" bench nosuch >/dev/null 2>&1; rc=$?
-result "unknown benchmark is a usage error" $([ $rc = 1 ]; echo $?) "exit $rc"
-redis-server --port 16391 --bind 127.0.0.1 --save "" --daemonize no >/dev/null 2>&1 &
-holder=$!
-for _ in $(seq 50); do redis-cli -p 16391 ping >/dev/null 2>&1 && break; sleep 0.2; done
-timeout 120 "$M" bench redis --port 16391 --repeats 1 --keys 100 --requests 100 --high max \
-	>/dev/null 2>"$out/busy.err"; rc=$?
-kill $holder 2>/dev/null; wait $holder 2>/dev/null
-result "busy port is refused (exit 5)" $([ $rc = 5 ] && grep -q busy "$out/busy.err"; echo $?) "exit $rc: $(cat "$out/busy.err")"
+	# errors: not a benchmark, busy port
+	"$M" bench nosuch >/dev/null 2>&1; rc=$?
+	result "unknown benchmark is a usage error" $([ $rc = 1 ]; echo $?) "exit $rc"
+	redis-server --port 16391 --bind 127.0.0.1 --save "" --daemonize no >/dev/null 2>&1 &
+	holder=$!
+	for _ in $(seq 50); do redis-cli -p 16391 ping >/dev/null 2>&1 && break; sleep 0.2; done
+	timeout 120 "$M" bench redis --port 16391 --repeats 1 --keys 100 --requests 100 --high max \
+		>/dev/null 2>"$out/busy.err"; rc=$?
+	kill $holder 2>/dev/null; wait $holder 2>/dev/null
+	result "busy port is refused (exit 5)" $([ $rc = 5 ] && grep -q busy "$out/busy.err"; echo $?) "exit $rc: $(cat "$out/busy.err")"
+fi
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -8,7 +8,9 @@
 # Usage: scripts/kernel-selftests.sh [--build-only] [TEST...]
 #   TEST              test_progs -t names (default: cgroup_mthp_ops,
 #                     mthp_ops_mm,cgroup_psi_stall);
-#                     run with -v, so the log shows what each test measured
+#                     run with -v, so the log shows what each test measured;
+#                     with cgroup_psi_stall, its subtest "disabled" runs
+#                     once more in a boot with psi=0 (results in psi0/)
 #   --build-only      build test_progs, do not boot the VM
 #   KERNEL_CACHE      as for scripts/kernel-build.sh; the copy of the tree
 #                     and the build output go to $KERNEL_CACHE/selftests/
@@ -114,9 +116,33 @@ if [ "$status" = 0 ]; then
 		log "error: $summary; skipped: $(tr -d '\r' <"$out_log" | grep -E '^#[0-9/]+ +[^ ]+:SKIP' | tr '\n' ' ')"
 		status=1
 	fi
+	# grep reads a variable, not a pipe: with pipefail, grep -q quitting at
+	# the first match would fail the pipe when tr gets SIGPIPE
+	clean=$(tr -d '\r' <"$out_log")
 	for t in ${tests//,/ }; do
-		tr -d '\r' <"$out_log" | grep -qE "^#[0-9]+ +$t:OK\$" ||
+		grep -qE "^#[0-9]+ +$t:OK\$" <<<"$clean" ||
 			{ log "error: test $t did not run and pass (no '#N $t:OK' in $out_log)"; status=1; }
 	done
+fi
+
+# The PSI kfunc under psi=0 needs its own boot: test_progs cannot change the
+# command line. Only the subtest that expects it runs there.
+if [[ ",$tests," == *,cgroup_psi_stall,* ]]; then
+	t0=$(date +%s)
+	log "running test_progs -t cgroup_psi_stall/disabled in the VM booted with psi=0"
+	psi0=0
+	(cd "$out" && "$top/scripts/vm-run.sh" -k "$kdir" -o "$results/psi0" -a psi=0 \
+		-t 900 -- ./test_progs -v -t cgroup_psi_stall/disabled) || psi0=$?
+	log "psi=0 VM run took $(( $(date +%s) - t0 )) s"
+	psi0_log=$results/psi0/guest.out
+	psi0_clean=$(tr -d '\r' <"$psi0_log" 2>/dev/null || true)
+	if [ "$psi0" != 0 ]; then
+		log "error: psi=0 run failed ($psi0)"
+		status=1
+	elif ! grep -qE '^#[0-9]+/[0-9]+ +cgroup_psi_stall/disabled:OK$' <<<"$psi0_clean" ||
+	     ! grep -q 'test_disabled: psi=0: mem some -95' <<<"$psi0_clean"; then
+		log "error: cgroup_psi_stall/disabled did not pass in the psi=0 boot (log: $psi0_log)"
+		status=1
+	fi
 fi
 exit "$status"

@@ -286,6 +286,16 @@ bool bench_mode_attach_or_skip(enum bench_mode m, const struct bench_opts *o, co
 	return true;
 }
 
+int bench_cgroups_attach(int err, enum bench_mode m, const struct bench_opts *o,
+			 const char *parent, bool *skip, char *note, size_t len)
+{
+	if (err)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create cgroups in %s: %s",
+				     o->cgroup, strerror(-err));
+	bench_mode_attach_or_skip(m, o, parent, skip, note, len);
+	return 0;
+}
+
 int bench_selected_modes(const struct bench_opts *o, int sel[BENCH_NR_MODES])
 {
 	int m, n = 0;

@@ -200,6 +200,12 @@ int bench_mode_attach(enum bench_mode m, const struct bench_opts *o, const char 
  * set and "NAME rows skipped: NOTE" printed. True if skipped. */
 bool bench_mode_attach_or_skip(enum bench_mode m, const struct bench_opts *o, const char *cg,
 			       bool *skip, char *note, size_t len);
+/* A benchmark's cgroups made under parent (err: the first failure making
+ * them): the mode's policy attached to parent, or its rows skipped (*skip,
+ * as bench_mode_attach_or_skip()). 0, or an exit code (printed) when a
+ * cgroup could not be made. */
+int bench_cgroups_attach(int err, enum bench_mode m, const struct bench_opts *o,
+			 const char *parent, bool *skip, char *note, size_t len);
 /* The modes of o->modes, in order, into sel; returns how many. */
 int bench_selected_modes(const struct bench_opts *o, int sel[BENCH_NR_MODES]);
 void bench_policy_detach(const char *cg);
@@ -282,6 +288,9 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r);
 /* JSON helpers: "key": {"median", "min", "max", "ci95_lo", "ci95_hi", "n"};
  * a ratio adds "distinguishable" (its interval excludes 1.0). */
 void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s);
+/* A mode's object in a report's "modes" array, opened with its name; a
+ * mode without runs has none (false, nothing written). */
+bool bench_json_mode_open(struct jw *w, const struct bench_opts *o, int m, unsigned int runs);
 void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s);
 /* "folio_bytes": [{"size_kb", "bytes"}...], "pmd_bytes" (medians of runs). */
 void bench_json_folios(struct jw *w, const struct bench_folios *f);

@@ -57,13 +57,9 @@ static int mx_round(const struct bench_opts *o, enum bench_mode mode, struct wl_
 		snprintf(name, sizeof(name), "mixed/%s", bench_wl_kinds[w].name);
 		err = bench_cg_create(name, cg[w], sizeof(cg[w]));
 	}
-	if (err) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create cgroups in %s: %s",
-				    o->cgroup, strerror(-err));
-		goto out;
-	}
-	if (bench_mode_attach_or_skip(mode, o, parent, &skip[mode], skip_note[mode],
-				      sizeof(skip_note[mode])))
+	ret = bench_cgroups_attach(err, mode, o, parent, &skip[mode], skip_note[mode],
+				   sizeof(skip_note[mode]));
+	if (ret || skip[mode])
 		goto out;
 	for (w = 0; w < MX_NR && !ret; w++)
 		ret = bench_wl_start(o, &bench_wl_kinds[w], cg[w], &l[w]);
@@ -105,10 +101,8 @@ static void mx_json_body(struct jw *w, void *ctx)
 	jw_key(w, "modes");
 	jw_arr_open(w);
 	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (!p->n[m])
+		if (!bench_json_mode_open(w, o, m, p->n[m]))
 			continue;
-		jw_obj_open(w);
-		jw_kstr(w, "mode", bench_mode_name(m, o));
 		jw_kbool(w, "static", bench_mode_static(m));
 		jw_ku64(w, "rounds", p->n[m]);
 		bench_json_ratio(w, "geomean_vs_own_best_static", &p->geomean[m]);

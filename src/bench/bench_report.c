@@ -201,6 +201,15 @@ void bench_json_spread(struct jw *w, const char *key, const struct bench_spread 
 	jw_obj_close(w);
 }
 
+bool bench_json_mode_open(struct jw *w, const struct bench_opts *o, int m, unsigned int runs)
+{
+	if (!runs)
+		return false;
+	jw_obj_open(w);
+	jw_kstr(w, "mode", bench_mode_name(m, o));
+	return true;
+}
+
 void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s)
 {
 	jw_key(w, key);

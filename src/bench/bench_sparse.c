@@ -106,13 +106,9 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 		err = bench_cg_create("sparse/small", small, sizeof(small));
 	if (!err)
 		err = bench_cg_create("sparse/large", large, sizeof(large));
-	if (err) {
-		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create cgroups in %s: %s",
-				    o->cgroup, strerror(-err));
-		goto out;
-	}
-	if (bench_mode_attach_or_skip(mode, o, parent, &skip[mode], skip_note[mode],
-				      sizeof(skip_note[mode])))
+	ret = bench_cgroups_attach(err, mode, o, parent, &skip[mode], skip_note[mode],
+				   sizeof(skip_note[mode]));
+	if (ret || skip[mode])
 		goto out;
 	if (pipe2(lp, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
 		ret = mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
@@ -225,10 +221,8 @@ static void sp_json_body(struct jw *w, void *ctx)
 	jw_key(w, "modes");
 	jw_arr_open(w);
 	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (!p->n[m])
+		if (!bench_json_mode_open(w, o, m, p->n[m]))
 			continue;
-		jw_obj_open(w);
-		jw_kstr(w, "mode", bench_mode_name(m, o));
 		jw_ku64(w, "runs", p->n[m]);
 		jw_ku64(w, "small_memory_current", (__u64)p->cur[m]);
 		jw_ku64(w, "small_memory_peak", (__u64)p->peak[m]);

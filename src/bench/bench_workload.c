@@ -250,10 +250,8 @@ static void wl_json_body(struct jw *w, void *ctx)
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		const struct wl_mode *x = &p->m[m];
 
-		if (!x->n)
+		if (!bench_json_mode_open(w, o, m, x->n))
 			continue;
-		jw_obj_open(w);
-		jw_kstr(w, "mode", bench_mode_name(m, o));
 		jw_kbool(w, "static", bench_mode_static(m));
 		jw_ku64(w, "runs", x->n);
 		bench_json_spread(w, "seconds", &x->secs);

@@ -367,7 +367,7 @@ struct mthpctl_fill {
 	__u64 next;		/* end of what the last answer could map */
 	__u32 forward;		/* faults that jumped past next */
 	__u32 backward;		/* faults that jumped back before last */
-	__u64 faults;		/* faults recorded before this one */
+	__u64 faults;		/* faults recorded, the last one included */
 };
 
 /* Is a fault judged by its fill (see above)? Only where the rules of the

@@ -98,12 +98,12 @@ def mode_color(mode, caps):
     fixed = {"always": "#d62728", "never": "#7f7f7f", "madvise": "#bcbd22"}
     if mode in fixed:
         return fixed[mode]
-    # a policy on either host: auto green, the simple baseline orange,
+    # a policy on either host: a built-in one green, the simple baseline orange,
     # a policy of the user's own (--policy "--object FILE") purple
     policy = mode.split("+", 1)[1] if "+" in mode else ""
     if policy == "simple":
         return "#ff7f0e"
-    if policy == "auto" or (policy and not policy.startswith("-")):
+    if policy and not policy.startswith("-"):
         return "#2ca02c"
     if mode in caps:
         shades = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5",

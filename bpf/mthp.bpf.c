@@ -97,11 +97,11 @@ struct {
  * never always take the slow path, which is short for them.
  */
 
-/* How each process fills its large mappings (struct mthpctl_fill in
+/* How each thread fills its large mappings (struct mthpctl_fill in
  * include/mthp_policy.h), while the rules of the call would give them
  * 4 KiB; the least recently used entry makes room. */
 struct fill_key {
-	__u32 tgid;
+	__u32 pid;	/* the thread's: see struct mthpctl_fill */
 	__u32 pad;
 	__u64 vma_start;
 };
@@ -439,7 +439,7 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 	vi->strided = 0;
 	if (vi->vma_bytes < MTHPCTL_SPARSE_MIN_VMA)
 		return;
-	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.pid = (__u32)bpf_get_current_pid_tgid();
 	key.vma_start = mctx->vma_start;
 	f = bpf_map_lookup_elem(&fills, &key);
 	if (!f) {

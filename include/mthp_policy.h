@@ -369,6 +369,7 @@ static inline __u32 mthpctl_fault_narrow(const struct mthpctl_vma_info *v, __u64
 #define MTHPCTL_FILL_MAX	1024
 
 struct mthpctl_fill {
+	__u64 first;		/* page address of the first fault */
 	__u64 last;		/* page address of the last fault; 0: none yet */
 	__u64 next;		/* end of what the last answer could map */
 	__u32 forward;		/* faults that jumped past next */
@@ -386,14 +387,23 @@ static inline int mthpctl_fill_tracked(const struct mthpctl_vma_info *v, __u64 s
 
 /* Record a fault at ADDR in fill f; is it part of a dense fill? A dense
  * fault may get a PMD folio (PMD_ORDER above pages of PAGE_SHIFT), any
- * other 4 KiB. */
+ * other 4 KiB.
+ * A fault at the page of the fill's first fault again starts the record
+ * over: that page was given back (munmap, MADV_DONTNEED), and the mapping
+ * there, new or emptied, is filled afresh. Without it a sparse toucher that
+ * maps and unmaps one address again and again would add the jump back to
+ * its start each time, and read as a random fill from its third mapping. */
 static inline int mthpctl_fill_dense(struct mthpctl_fill *f, __u64 addr,
 				     __u32 page_shift, __u32 pmd_order)
 {
 	__u64 span;
 	int dense = 0;
 
-	if (f->last) {
+	if (f->last && addr == f->first)
+		*f = (struct mthpctl_fill){};
+	if (!f->last) {
+		f->first = addr;
+	} else {
 		if (addr > f->last && addr <= f->next)
 			dense = 1;
 		else if (addr > f->last)

@@ -467,6 +467,29 @@ static void fill_order(void **state)
 	free(order);
 }
 
+/* A strided toucher that maps one address again and again (the record
+ * outlives each munmap) stays a strided toucher; a dense fill there too. */
+static void fill_remapped(void **state)
+{
+	const __u64 vma = 64 * MB;
+	struct mthpctl_fill f = {};
+	__u64 off;
+	int round, dense;
+
+	for (round = 0; round < 4; round++)
+		for (off = 0; off < vma; off += 128 * 1024) {
+			assert_false(mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9));
+			assert_int_equal(mthpctl_fill_strided(&f, vma, 12), off >= 2 * 128 * 1024);
+		}
+	for (round = 0; round < 4; round++)
+		for (off = 0; off < vma; off += 4096) {
+			dense = mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9);
+			assert_int_equal(dense, off != 0);
+			if (dense)	/* the PMD folio maps the rest of its range */
+				off = (((off >> 21) + 1) << 21) - 4096;
+		}
+}
+
 /* A sparse toucher whose process holds more than the sparse rule allows
  * elsewhere (what fork gave it) keeps 4 KiB in the mapping its first faults
  * were followed in; a dense fill there gets large folios. */
@@ -1069,6 +1092,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(fill_order),
+		cmocka_unit_test(fill_remapped),
 		cmocka_unit_test(fill_overrides_rules), cmocka_unit_test(fill_strided_outgrown), cmocka_unit_test(usage_recent_peak),
 		cmocka_unit_test(sample_interval), cmocka_unit_test(small_cgroup_under_pressure),
 		cmocka_unit_test(small_process_rule),

@@ -139,6 +139,7 @@ const char *mthpctl_tva_name(__u32 tva);
 
 /* bpfutil.c */
 struct mthpctl_kernel {
+	bool probed;		/* false: not looked at (the rest unknown) */
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
 	struct mthpctl_features feat;	/* what it has (nothing without BTF) */
 };

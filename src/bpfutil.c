@@ -192,6 +192,37 @@ int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 v
 	return err;
 }
 
+int mthpctl_struct_ops_read(const struct mthpctl_kernel *k, int map_fd, __u32 *prog_id,
+			    __u32 *links)
+{
+	int doff = k->feat.ops_data_off, moff = k->feat.ops_fn_off, err = 0;
+	unsigned long id = 0;
+	struct bpf_map_info info;
+	__u32 zero = 0;
+	char *buf;
+
+	*prog_id = *links = 0;
+	if (!mthpctl_map_info(map_fd, &info) || info.type != BPF_MAP_TYPE_STRUCT_OPS)
+		return -EINVAL;
+	buf = calloc(1, info.value_size);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &zero, buf)) {
+		err = -errno;
+		goto out;
+	}
+	/* the value starts with struct bpf_struct_ops_common_value, whose
+	 * refcnt the lookup fills with the map's references other than user
+	 * ones (fds, pins): one per attached link */
+	memcpy(links, buf, sizeof(*links));
+	if (doff >= 0 && moff >= 0 && (__u32)(doff + moff) + sizeof(id) <= info.value_size)
+		memcpy(&id, buf + doff + moff, sizeof(id));
+	*prog_id = id <= ~0U ? id : 0;
+out:
+	free(buf);
+	return err;
+}
+
 int mthpctl_ensure_pin_root(void)
 {
 	if (mkdir(MTHPCTL_PIN_ROOT, 0700) && errno != EEXIST)

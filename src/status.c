@@ -79,7 +79,7 @@ static const char doc[] =
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-void status_gather_kernel(struct status_env *e)
+void status_gather_kernel(struct status_env *e, bool probe)
 {
 	static char buf[65536];
 	struct mthpctl_psi psi;
@@ -87,7 +87,8 @@ void status_gather_kernel(struct status_env *e)
 	char path[4200];
 
 	memset(e, 0, sizeof(*e));
-	mthpctl_probe_kernel(&e->k);
+	if (probe)
+		mthpctl_probe_kernel(&e->k);
 	mthpctl_timing("probe");
 	e->psi = mthpctl_read_file("/proc/pressure/memory", buf, sizeof(buf)) > 0 &&
 		 !mthpctl_parse_psi(buf, &psi);
@@ -119,12 +120,14 @@ void status_gather_kernel(struct status_env *e)
 }
 
 /* counters: the machine-wide counters per size too (not for the status
- * of one cgroup: they are not its own, and they are most of its files) */
-static void gather_env(struct status_env *e, bool counters)
+ * of one cgroup: they are not its own, and they are most of its files);
+ * probe: the kernel's features (reading its BTF is most of the status of
+ * one cgroup, which does not show them) */
+static void gather_env(struct status_env *e, bool counters, bool probe)
 {
 	char buf[256];
 
-	status_gather_kernel(e);
+	status_gather_kernel(e, probe);
 	e->hp_counters = counters;
 	static const char *const plain_stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
 
@@ -165,11 +168,9 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 	return true;
 }
 
-/* What the pins say (no cgroup file system access). */
-static void gather_pins(struct status_policy *p)
+/* The cgroup's own pin: its link. */
+static void gather_link(struct status_policy *p)
 {
-	struct bpf_map_info info;
-	__u32 zero = 0;
 	int fd;
 
 	p->cgstate_fd = -1;
@@ -181,6 +182,45 @@ static void gather_pins(struct status_policy *p)
 		p->attached = p->link_ok && p->link.map_id && p->link.cgroup_id == p->id;
 		close(fd);
 	}
+}
+
+/* Its choose_orders program, from the "prog" pin (pins of an older
+ * mthpctl have none: status_hook.c finds it through the kernel's BTF). */
+static void gather_prog(struct status_policy *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = open_pin(p->dir, "prog");
+
+	if (fd < 0)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_prog_get_info_by_fd(fd, &info, &len) && info.type == BPF_PROG_TYPE_STRUCT_OPS) {
+		p->prog_id = info.id;
+		p->run_cnt = info.run_cnt;
+		p->run_time_ns = info.run_time_ns;
+		/* a struct_ops program is loaded against its type: the BTF id
+		 * of struct bpf_mthp_ops, which BPF_PROG_QUERY takes */
+		p->ops_type_id = info.attach_btf_id;
+	}
+	close(fd);
+}
+
+/*
+ * What the pins of the policy object say (no cgroup file system access):
+ * parameters, origin, counters, the state map, the program, and how many
+ * links the object's struct_ops map has. Cgroups attached with equal
+ * parameters share one object: status_gather_pin_dirs() reads it once.
+ */
+static void gather_object(struct status_policy *p)
+{
+	static const struct mthpctl_kernel no_btf = {
+		.feat = { .ops_data_off = -ENOENT, .ops_fn_off = -ENOENT },
+	};
+	struct bpf_map_info info;
+	__u32 zero = 0, prog_id;
+	int fd;
+
 	fd = open_pin(p->dir, "conf");
 	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
 			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
@@ -201,6 +241,74 @@ static void gather_pins(struct status_policy *p)
 		p->cgstate_fd = fd;
 	else if (fd >= 0)
 		close(fd);
+	gather_prog(p);
+	/* the link count needs no BTF: it leads the value */
+	fd = p->link_ok && p->link.map_id ? bpf_map_get_fd_by_id(p->link.map_id) : -1;
+	if (fd >= 0) {
+		mthpctl_struct_ops_read(&no_btf, fd, &prog_id, &p->object_links);
+		close(fd);
+	}
+}
+
+/* The object's part of from into p (another cgroup linked to it). */
+static void copy_object(struct status_policy *p, const struct status_policy *from)
+{
+	p->have_params = from->have_params;
+	p->params = from->params;
+	p->have_object = from->have_object;
+	p->object = from->object;
+	p->have_totals = from->have_totals;
+	p->totals = from->totals;
+	p->totals_map_id = from->totals_map_id;
+	p->cgstate_fd = from->cgstate_fd;
+	p->cgstate_borrowed = true;
+	p->prog_id = from->prog_id;
+	p->run_cnt = from->run_cnt;
+	p->run_time_ns = from->run_time_ns;
+	p->ops_type_id = from->ops_type_id;
+	p->object_links = from->object_links;
+}
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct status_policy *const *x = a, *const *y = b;
+	__u32 mx = (*x)->link.map_id, my = (*y)->link.map_id;
+
+	return mx < my ? -1 : mx > my;
+}
+
+/* The objects' pins of n policies with their links read: once per
+ * struct_ops map, each policy alone whose link names none. */
+static void gather_objects(struct status_policy *pol, size_t n)
+{
+	struct status_policy **by_map = malloc(n * sizeof(*by_map));
+	size_t i;
+
+	if (!by_map) {
+		for (i = 0; i < n; i++)
+			gather_object(&pol[i]);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		by_map[i] = &pol[i];
+	qsort(by_map, n, sizeof(*by_map), cmp_object);
+	for (i = 0; i < n; i++) {
+		if (i && by_map[i]->link.map_id && by_map[i]->link.map_id == by_map[i - 1]->link.map_id)
+			copy_object(by_map[i], by_map[i - 1]);
+		else
+			gather_object(by_map[i]);
+	}
+	free(by_map);
+}
+
+void status_policies_free(struct status_policy *pol, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pol[i].cgstate_fd >= 0 && !pol[i].cgstate_borrowed)
+			close(pol[i].cgstate_fd);
+	free(pol);
 }
 
 /* Does the cgroup directory at path hold state in the policy's storage? */
@@ -331,7 +439,8 @@ size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 			return 0;
 		pol->id = only;
 		snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
-		gather_pins(pol);
+		gather_link(pol);
+		gather_object(pol);
 		*out = pol;
 		return 1;
 	}
@@ -348,12 +457,14 @@ size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 		memset(&pol[n], 0, sizeof(pol[n]));
 		pol[n].id = id;
 		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-		gather_pins(&pol[n]);
+		gather_link(&pol[n]);
 		n++;
 	}
 	closedir(d);
-	if (n)
+	if (n) {
 		qsort(pol, n, sizeof(*pol), cmp_policy);
+		gather_objects(pol, n);
+	}
 	*out = pol;
 	return n;
 }
@@ -383,7 +494,10 @@ int cmd_status(int argc, char **argv)
 			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
 					     mthpctl_cgroup_describe(a.cgroup, cr, err, msg, sizeof(msg)));
 	}
-	gather_env(&e, !a.cgroup || a.format == STATUS_PROMETHEUS);
+	/* the kernel's features are shown by status of all in text and
+	 * JSON; with --cgroup and in metrics they are not (null in JSON) */
+	gather_env(&e, !a.cgroup || a.format == STATUS_PROMETHEUS,
+		   !a.cgroup && a.format != STATUS_PROMETHEUS);
 	mthpctl_timing("hugepages");
 	n = status_gather_pin_dirs(only, &pol);
 	mthpctl_timing("pins");
@@ -397,12 +511,8 @@ int cmd_status(int argc, char **argv)
 				bypath[i] = &t.e[i];
 			qsort(bypath, t.n, sizeof(*bypath), cmp_path);
 		}
-		for (i = 0; i < n; i++) {
-			if (bypath)
-				gather_cgroup(&pol[i], &t, bypath);
-			if (pol[i].cgstate_fd >= 0)
-				close(pol[i].cgstate_fd);
-		}
+		for (i = 0; bypath && i < n; i++)
+			gather_cgroup(&pol[i], &t, bypath);
 		mthpctl_timing("cgroups");
 		status_gather_hooks(&e, pol, n);
 		gather_sharing(pol, n);
@@ -420,7 +530,7 @@ int cmd_status(int argc, char **argv)
 	free(bypath);
 	mthpctl_cgroup_table_free(&t);
 	free(root);
-	free(pol);
+	status_policies_free(pol, n);
 	free(e.hp);
 	return MTHPCTL_EXIT_OK;
 }

@@ -49,12 +49,14 @@ struct status_policy {
 	struct mthpctl_totals totals;
 	__u32 totals_map_id;
 	int cgstate_fd;		/* kept open for the subtree count */
+	bool cgstate_borrowed;	/* another policy's (one object): not closed */
 	long cg_state, cg_subtree;	/* cgroups holding state / in the subtree; -1 unknown */
 	bool live_psi, live_usage;
 	struct mthpctl_psi psi;
 	__u64 usage;
 	__u32 prog_id;		/* choose_orders; 0: not found */
 	__u64 run_cnt, run_time_ns;
+	__u32 ops_type_id;	/* its struct_ops type (BPF_PROG_QUERY); 0: not known */
 	/* bpf_mthp_ops in effect for the cgroup (BPF_PROG_QUERY), in call
 	 * order: ours and those of other attachers here and above */
 	int nr_effective;	/* -1: not known; may exceed the ids kept */
@@ -65,17 +67,19 @@ struct status_policy {
 	__u32 effective[MTHPCTL_EFFECTIVE_SHOWN];
 };
 
-/* The kernel part of env (BTF probe, PSI, mounts, bpf_stats), without the
- * THP settings: status gathers it first, version alone. */
-void status_gather_kernel(struct status_env *e);
+/* The kernel part of env (BTF probe if probe, PSI, mounts, bpf_stats),
+ * without the THP settings: status gathers it first, version alone. */
+void status_gather_kernel(struct status_env *e, bool probe);
 /* It as status prints it: the "kernel" object, the lines under "kernel:". */
 void status_kernel_json(struct jw *w, const struct status_env *e);
 void status_kernel_plain(const struct status_env *e);
 
 /* The policies pinned under the pin root (only: that cgroup id's alone, 0:
- * all), their pins read (gather_pins: link, parameters, totals; cgstate_fd
- * left open, the caller closes it). Returns how many, in *out (malloc'd). */
+ * all), their pins read (link; the object's parameters, totals, program
+ * and cgstate_fd once per object). Returns how many, in *out; free them
+ * with status_policies_free(). */
 size_t status_gather_pin_dirs(__u64 only, struct status_policy **out);
+void status_policies_free(struct status_policy *pol, size_t n);
 
 /* status_hook.c: for each policy, its choose_orders program (prog_id,
  * run_cnt, run_time_ns), its object's link count (object_links) and the

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl status: what the kernel says of a policy's BPF objects, beyond
- * its pins. Its choose_orders program (id, and bpf_stats' run count and
- * time), how many links its struct_ops map has (the cgroups sharing it),
- * and every bpf_mthp_ops in effect for its cgroup (BPF_PROG_QUERY).
+ * its pins: every bpf_mthp_ops in effect for its cgroup (BPF_PROG_QUERY),
+ * and the choose_orders program (id, and bpf_stats' run count and time)
+ * of a policy pinned without it, through the kernel's BTF.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,46 +27,37 @@ static bool prog_stats(int fd, struct status_policy *p)
 	p->prog_id = info.id;
 	p->run_cnt = info.run_cnt;
 	p->run_time_ns = info.run_time_ns;
+	p->ops_type_id = info.attach_btf_id;
 	return true;
 }
 
 /*
- * The policy's choose_orders program: the kernel keeps the ids of a
- * struct_ops map's programs in its value, at the offsets the BTF probe found.
+ * The choose_orders program of a policy whose pins have none (pinned by
+ * an older mthpctl): the kernel keeps the ids of a struct_ops map's
+ * programs in its value, at the offsets the BTF probe found.
  */
-static bool gather_hook(const struct status_env *e, struct status_policy *p)
+static bool gather_hook(const struct mthpctl_kernel *k, struct status_policy *p)
 {
-	int doff = e->k.feat.ops_data_off, moff = e->k.feat.ops_fn_off, fd;
-	struct bpf_map_info info;
-	__u32 zero = 0;
-	unsigned long id = 0;
-	char *buf;
+	__u32 prog_id, links;
+	bool found;
+	int fd;
 
-	if (!p->link_ok || !p->link.map_id || doff < 0 || moff < 0)
+	if (!p->link_ok || !p->link.map_id)
 		return false;
 	fd = bpf_map_get_fd_by_id(p->link.map_id);
 	if (fd < 0)
 		return false;
-	buf = NULL;
-	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
-	    (__u32)(doff + moff) + sizeof(id) <= info.value_size &&
-	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf)) {
-		memcpy(&id, buf + doff + moff, sizeof(id));
-		/* the value starts with struct bpf_struct_ops_common_value,
-		 * whose refcnt the lookup fills with the map's references
-		 * other than user ones (fds, pins): one per attached link */
-		memcpy(&p->object_links, buf, sizeof(p->object_links));
-	}
-	free(buf);
+	if (mthpctl_struct_ops_read(k, fd, &prog_id, &links))
+		prog_id = 0;
 	close(fd);
-	if (!id || id > ~0U)
+	if (!prog_id)
 		return false;
-	fd = bpf_prog_get_fd_by_id(id);
+	fd = bpf_prog_get_fd_by_id(prog_id);
 	if (fd < 0)
 		return false;
-	id = prog_stats(fd, p);
+	found = prog_stats(fd, p);
 	close(fd);
-	return id;
+	return found;
 }
 
 /*
@@ -109,8 +100,9 @@ static void gather_hooks_by_maps(struct status_policy *pol, size_t n)
 	}
 }
 
-/* What the kernel says is in effect for the cgroup (needs the cgroup dir). */
-static void gather_effective(const struct status_env *e, struct status_policy *p)
+/* What the kernel says is in effect for the cgroup (needs the cgroup dir):
+ * by the policy program's struct_ops type, or the probe's. */
+static void gather_effective(const struct mthpctl_kernel *k, struct status_policy *p)
 {
 	__u32 cnt = MTHPCTL_EFFECTIVE_SHOWN;
 	int fd;
@@ -120,18 +112,37 @@ static void gather_effective(const struct status_env *e, struct status_policy *p
 	fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (!mthpctl_struct_ops_query(fd, e->k.feat.ops_type_id, true, p->effective, &cnt))
+	if (!mthpctl_struct_ops_query(fd, p->ops_type_id ? p->ops_type_id : k->feat.ops_type_id, true,
+				      p->effective, &cnt))
 		p->nr_effective = cnt;
 	close(fd);
 }
 
+/* Does any policy need what only the kernel's BTF tells: its program not
+ * pinned (an older mthpctl's pins)? */
+static bool need_btf(const struct status_policy *pol, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pol[i].link_ok && (!pol[i].prog_id || !pol[i].ops_type_id))
+			return true;
+	return false;
+}
+
 void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n)
 {
+	struct mthpctl_kernel probed;
+	const struct mthpctl_kernel *k = &e->k;
 	size_t i, missing = 0;
 
+	if (!k->probed && need_btf(pol, n)) {
+		mthpctl_probe_kernel(&probed);
+		k = &probed;
+	}
 	for (i = 0; i < n; i++) {
-		gather_effective(e, &pol[i]);
-		if (!gather_hook(e, &pol[i]) && pol[i].link_ok)
+		gather_effective(k, &pol[i]);
+		if (!pol[i].prog_id && !gather_hook(k, &pol[i]) && pol[i].link_ok)
 			missing++;
 	}
 	if (missing)

@@ -10,15 +10,23 @@
 #include "status.h"
 #include "sysfs.h"
 
+static void jw_kbool_or_null(struct jw *w, const char *k, bool known, bool v)
+{
+	jw_key(w, k);
+	if (known) jw_bool(w, v); else jw_null(w);
+}
+
 void status_kernel_json(struct jw *w, const struct status_env *e)
 {
 	jw_key(w, "kernel");
 	jw_obj_open(w);
-	jw_kbool(w, "btf", e->k.btf);
-	jw_kbool(w, "bpf_mthp_ops", e->k.feat.mthp_ops);
-	jw_kbool(w, "psi_kfunc", e->k.feat.psi_kfunc);
-	jw_kbool(w, "memcg_kfuncs", e->k.feat.memcg_kfuncs);
-	jw_kbool(w, "bpf_wq", e->k.feat.wq);
+	/* what the kernel's BTF says: null where status did not read it
+	 * (--cgroup) */
+	jw_kbool_or_null(w, "btf", e->k.probed, e->k.btf);
+	jw_kbool_or_null(w, "bpf_mthp_ops", e->k.probed, e->k.feat.mthp_ops);
+	jw_kbool_or_null(w, "psi_kfunc", e->k.probed, e->k.feat.psi_kfunc);
+	jw_kbool_or_null(w, "memcg_kfuncs", e->k.probed, e->k.feat.memcg_kfuncs);
+	jw_kbool_or_null(w, "bpf_wq", e->k.probed, e->k.feat.wq);
 	jw_kbool(w, "psi", e->psi);
 	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
 	jw_kbool(w, "memory_controller", e->memcg);

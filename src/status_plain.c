@@ -14,10 +14,14 @@ static const char *yesno(bool b) { return b ? "yes" : "no"; }
 
 void status_kernel_plain(const struct status_env *e)
 {
-	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
-	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
-	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
-	       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
+	if (!e->k.probed) {
+		printf("  bpf_mthp_ops:       not probed for one cgroup (mthpctl version probes the kernel)\n");
+	} else {
+		printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
+		       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
+		printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
+		       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
+	}
 	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
 	printf("  cgroup2:            %s (memory controller: %s)\n",
 	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));

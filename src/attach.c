@@ -8,10 +8,12 @@
  * Above 500 lines on purpose: every step works on one struct policy_obj
  * and on one pin protocol (a _new directory filled, then renamed or
  * exchanged into place under the pin lock) that detach, status and the
- * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on. Split, that protocol would be
- * spread over files and policy_obj exported with no second user. Errors go
- * to the caller's sink (struct mthpctl_err_sink; NULL: printed), so apply
- * and bench report them inside their own output.
+ * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on; an attach session (apply's
+ * many cgroups in one process) keeps policy_objs' fds between attaches.
+ * Split, that protocol would be spread over files and policy_obj exported
+ * with no second user. Errors go to the caller's sink (struct
+ * mthpctl_err_sink; NULL: printed), so apply and bench report them inside
+ * their own output.
  */
 #include <argp.h>
 #include <dirent.h>

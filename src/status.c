@@ -2,9 +2,10 @@
 /*
  * mthpctl status: kernel support, global THP settings, attached policies.
  * This file parses the command line and gathers (struct status_env, one struct
- * policy per pin directory: its pins, its cgroups; what the kernel says of
- * its BPF objects in status_hook.c); the renderers read only what was
- * gathered: status_plain.c, status_json.c and status_prometheus.c.
+ * policy per pin directory: its pins in status_pins.c, its cgroups here; what
+ * the kernel says of its BPF objects in status_hook.c); the renderers read
+ * only what was gathered: status_plain.c, status_json.c and
+ * status_prometheus.c.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -147,170 +148,6 @@ static void gather_env(struct status_env *e, bool counters, bool probe)
 	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, &e->host);
 }
 
-static int open_pin(const char *dir, const char *obj)
-{
-	char path[4200];
-
-	mthpctl_pin_path(dir, obj, path, sizeof(path));
-	return bpf_obj_get(path);
-}
-
-/* Look key up into a buffer of the map's value size; the first len bytes. */
-static bool read_value(int fd, const void *key, void *val, size_t len)
-{
-	struct bpf_map_info info;
-	char buf[4096];
-
-	if (!mthpctl_map_info(fd, &info) || info.value_size < len || info.value_size > sizeof(buf) ||
-	    bpf_map_lookup_elem(fd, key, buf))
-		return false;
-	memcpy(val, buf, len);
-	return true;
-}
-
-/* The cgroup's own pin: its link. */
-static void gather_link(struct status_policy *p)
-{
-	int fd;
-
-	p->cgstate_fd = -1;
-	p->cg_state = p->cg_subtree = -1;
-	p->nr_effective = -1;
-	fd = open_pin(p->dir, "link");
-	if (fd >= 0) {
-		p->link_ok = !mthpctl_link_query(fd, &p->link);
-		p->attached = p->link_ok && p->link.map_id && p->link.cgroup_id == p->id;
-		close(fd);
-	}
-}
-
-/* Its choose_orders program, from the "prog" pin (pins of an older
- * mthpctl have none: status_hook.c finds it through the kernel's BTF). */
-static void gather_prog(struct status_policy *p)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-	int fd = open_pin(p->dir, "prog");
-
-	if (fd < 0)
-		return;
-	memset(&info, 0, sizeof(info));
-	if (!bpf_prog_get_info_by_fd(fd, &info, &len) && info.type == BPF_PROG_TYPE_STRUCT_OPS) {
-		p->prog_id = info.id;
-		p->run_cnt = info.run_cnt;
-		p->run_time_ns = info.run_time_ns;
-		/* a struct_ops program is loaded against its type: the BTF id
-		 * of struct bpf_mthp_ops, which BPF_PROG_QUERY takes */
-		p->ops_type_id = info.attach_btf_id;
-	}
-	close(fd);
-}
-
-/*
- * What the pins of the policy object say (no cgroup file system access):
- * parameters, origin, counters, the state map, the program, and how many
- * links the object's struct_ops map has. Cgroups attached with equal
- * parameters share one object: status_gather_pin_dirs() reads it once.
- */
-static void gather_object(struct status_policy *p)
-{
-	static const struct mthpctl_kernel no_btf = {
-		.feat = { .ops_data_off = -ENOENT, .ops_fn_off = -ENOENT },
-	};
-	struct bpf_map_info info;
-	__u32 zero = 0, prog_id;
-	int fd;
-
-	fd = open_pin(p->dir, "conf");
-	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
-			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "object");
-	p->have_object = read_value(fd, &zero, &p->object, sizeof(p->object)) &&
-			 mthpctl_object_info_valid(&p->object);
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "totals");
-	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "cgstate");
-	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
-	    info.value_size == sizeof(struct mthpctl_cg))
-		p->cgstate_fd = fd;
-	else if (fd >= 0)
-		close(fd);
-	gather_prog(p);
-	/* the link count needs no BTF: it leads the value */
-	fd = p->link_ok && p->link.map_id ? bpf_map_get_fd_by_id(p->link.map_id) : -1;
-	if (fd >= 0) {
-		mthpctl_struct_ops_read(&no_btf, fd, &prog_id, &p->object_links);
-		close(fd);
-	}
-}
-
-/* The object's part of from into p (another cgroup linked to it). */
-static void copy_object(struct status_policy *p, const struct status_policy *from)
-{
-	p->have_params = from->have_params;
-	p->params = from->params;
-	p->have_object = from->have_object;
-	p->object = from->object;
-	p->have_totals = from->have_totals;
-	p->totals = from->totals;
-	p->totals_map_id = from->totals_map_id;
-	p->cgstate_fd = from->cgstate_fd;
-	p->cgstate_borrowed = true;
-	p->prog_id = from->prog_id;
-	p->run_cnt = from->run_cnt;
-	p->run_time_ns = from->run_time_ns;
-	p->ops_type_id = from->ops_type_id;
-	p->object_links = from->object_links;
-}
-
-static int cmp_object(const void *a, const void *b)
-{
-	const struct status_policy *const *x = a, *const *y = b;
-	__u32 mx = (*x)->link.map_id, my = (*y)->link.map_id;
-
-	return mx < my ? -1 : mx > my;
-}
-
-/* The objects' pins of n policies with their links read: once per
- * struct_ops map, each policy alone whose link names none. */
-static void gather_objects(struct status_policy *pol, size_t n)
-{
-	struct status_policy **by_map = malloc(n * sizeof(*by_map));
-	size_t i;
-
-	if (!by_map) {
-		for (i = 0; i < n; i++)
-			gather_object(&pol[i]);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		by_map[i] = &pol[i];
-	qsort(by_map, n, sizeof(*by_map), cmp_object);
-	for (i = 0; i < n; i++) {
-		if (i && by_map[i]->link.map_id && by_map[i]->link.map_id == by_map[i - 1]->link.map_id)
-			copy_object(by_map[i], by_map[i - 1]);
-		else
-			gather_object(by_map[i]);
-	}
-	free(by_map);
-}
-
-void status_policies_free(struct status_policy *pol, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (pol[i].cgstate_fd >= 0 && !pol[i].cgstate_borrowed)
-			close(pol[i].cgstate_fd);
-	free(pol);
-}
-
 /* Does the cgroup directory at path hold state in the policy's storage? */
 static int has_state(int map_fd, const char *path, struct mthpctl_cg *out)
 {
@@ -399,13 +236,6 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 	}
 }
 
-static int cmp_policy(const void *a, const void *b)
-{
-	const struct status_policy *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
  * How many attached cgroups share each policy's object (attach links a
  * cgroup to the loaded object of another with equal parameters): the
@@ -419,54 +249,6 @@ static void gather_sharing(struct status_policy *pol, size_t n)
 	for (i = 0; i < n; i++)
 		pol[i].object_cgroups = !pol[i].attached ? 0 :
 					pol[i].object_links ? (int)pol[i].object_links : 1;
-}
-
-/* Every pin directory (or only's), with what its pins say. */
-size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
-{
-	struct status_policy *pol = NULL, *np;
-	struct dirent *de;
-	size_t n = 0;
-	__u64 id;
-	DIR *d;
-
-	if (only) {
-		/* one policy: its directory, no listing */
-		char dir[4096];
-
-		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) ||
-		    access(dir, F_OK) || !(pol = calloc(1, sizeof(*pol))))
-			return 0;
-		pol->id = only;
-		snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
-		gather_link(pol);
-		gather_object(pol);
-		*out = pol;
-		return 1;
-	}
-	d = opendir(MTHPCTL_PIN_ROOT);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (mthpctl_pin_parse(de->d_name, &id))
-			continue;
-		np = realloc(pol, (n + 1) * sizeof(*pol));
-		if (!np)
-			break;
-		pol = np;
-		memset(&pol[n], 0, sizeof(pol[n]));
-		pol[n].id = id;
-		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-		gather_link(&pol[n]);
-		n++;
-	}
-	closedir(d);
-	if (n) {
-		qsort(pol, n, sizeof(*pol), cmp_policy);
-		gather_objects(pol, n);
-	}
-	*out = pol;
-	return n;
 }
 
 int cmd_status(int argc, char **argv)

@@ -74,10 +74,10 @@ void status_gather_kernel(struct status_env *e, bool probe);
 void status_kernel_json(struct jw *w, const struct status_env *e);
 void status_kernel_plain(const struct status_env *e);
 
-/* The policies pinned under the pin root (only: that cgroup id's alone, 0:
- * all), their pins read (link; the object's parameters, totals, program
- * and cgstate_fd once per object). Returns how many, in *out; free them
- * with status_policies_free(). */
+/* status_pins.c: the policies pinned under the pin root (only: that
+ * cgroup id's alone, 0: all), their pins read (link; the object's
+ * parameters, totals, program and cgstate_fd once per object). Returns
+ * how many, in *out; free them with status_policies_free(). */
 size_t status_gather_pin_dirs(__u64 only, struct status_policy **out);
 void status_policies_free(struct status_policy *pol, size_t n);
 

@@ -148,18 +148,18 @@ static void gather_env(struct status_env *e, bool counters, bool probe)
 	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, &e->host);
 }
 
-/* Does the cgroup directory at path hold state in the policy's storage? */
-static int has_state(int map_fd, const char *path, struct mthpctl_cg *out)
+/* Does the cgroup directory at path (or open as cg_fd, when >= 0) hold
+ * state in the policy's storage? */
+static int has_state(int map_fd, const char *path, int cg_fd, struct mthpctl_cg *out)
 {
-	struct mthpctl_cg v;
-	int fd, ret;
+	int fd = cg_fd, ret;
 
 	/* cgroup local storage: the key is the cgroup's directory fd */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 && (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	ret = bpf_map_lookup_elem(map_fd, &fd, out ? out : &v) ? -errno : 0;
-	close(fd);
+	ret = bpf_map_lookup_elem(map_fd, &fd, out) ? -errno : 0;
+	if (fd != cg_fd)
+		close(fd);
 	return ret;
 }
 
@@ -185,11 +185,15 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			  struct mthpctl_cg_entry **bypath)
 {
 	static char buf[65536];
-	char path[4200];
 	size_t lo = 0, hi = t->n, plen;
+	int cg_fd;
 
 	p->cgroup = mthpctl_cgroup_table_find(t, p->id);
 	if (!p->cgroup)
+		return;
+	/* opened once for its state and its files: a node has thousands */
+	cg_fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0)
 		return;
 	if (p->cgstate_fd >= 0) {
 		/* the subtree is the run of paths starting with the cgroup's */
@@ -211,7 +215,7 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			if (!self && q[plen] != '/')
 				continue;	/* a sibling sharing the prefix */
 			p->cg_subtree++;
-			if (has_state(p->cgstate_fd, q, &v))
+			if (has_state(p->cgstate_fd, q, self ? cg_fd : -1, &v))
 				continue;
 			p->cg_state++;
 			/* the cgroup's own state wins; else the largest child */
@@ -223,17 +227,16 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			}
 		}
 	}
-	snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
-	p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+	p->live_psi = mthpctl_read_file_at(cg_fd, "memory.pressure", buf, sizeof(buf)) > 0 &&
 		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
-	snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
-	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
+	if (mthpctl_read_file_at(cg_fd, "memory.stat", buf, sizeof(buf)) > 0) {
 		__u64 anon = 0, shmem = 0;
 
 		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
 				!mthpctl_stat_get(buf, "shmem", &shmem);
 		p->usage = anon + shmem;
 	}
+	close(cg_fd);
 }
 
 /*

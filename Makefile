@@ -341,10 +341,10 @@ PLOTS_DIR	?= $(OUTPUT)/bench/latest
 plots:
 	$(Q)scripts/bench-plots.py $(PLOTS_DIR)
 
-# Many policies at once in the VM (scripts/bench-scale.sh): attach, detach and
-# status times, kernel memory per policy, the page-fault cost with them
-# against with none; SCALE_N=N policies (default 200; 10000: a node's worth,
-# well over an hour under TCG).
+# Many policies at once in the VM (scripts/bench-scale.sh): the cgroups
+# attached by one mthpctl apply and a sample by single attach calls, detach
+# and status times, kernel memory per policy, the page-fault cost with them
+# against with none; SCALE_N=N policies (default 200; 10000: a node's worth).
 .PHONY: bench-scale
 bench-scale: mthpctl
 	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))

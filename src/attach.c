@@ -287,9 +287,9 @@ void mthpctl_attach_session_free(struct mthpctl_attach_session *s)
 	free(s);
 }
 
-/* The session's object of parameters p, unless it is the one the cgroup
- * is linked to already (old_map_id: a --replace by equal parameters
- * loads afresh, as find_shared() does). */
+/* The session's object of parameters p (compared as bytes, as the rodata
+ * is), unless it is the one the cgroup is linked to already (old_map_id:
+ * a --replace by equal parameters loads afresh, as find_shared() does). */
 static struct kept_obj *session_find(struct mthpctl_attach_session *s,
 				     const struct mthpctl_params *p, __u32 old_map_id)
 {

@@ -88,7 +88,14 @@ t_share() {
 	conf=$logs/s7-apply.conf
 	printf '[%s]\npolicy = fixed\nmax-size = 64K\n\n' "$e1" "$e2" "$e3" >"$conf"
 	printf '[%s]\npolicy = fixed\nmax-size = 64K\nprivate = yes\n' "$ep" >>"$conf"
-	out=$("$M" apply --config "$conf") || fail "apply: $out" || return 1
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" apply --config "$conf" 2>"$logs/s7-apply.timing") ||
+		fail "apply: $out $(cat "$logs/s7-apply.timing")" || return 1
+	# one session: the kernel probed once, the skeleton opened once for
+	# the three of equal parameters and once for the private one
+	[ "$(grep -c 'timing: probe ' "$logs/s7-apply.timing")" = 1 ] &&
+		[ "$(grep -c 'timing: open ' "$logs/s7-apply.timing")" = 2 ] ||
+		fail "apply's steps (one probe, two opens): $(grep -c 'timing: probe ' "$logs/s7-apply.timing") probes, $(grep -c 'timing: open ' "$logs/s7-apply.timing") opens" ||
+		return 1
 	out=$(status_json)
 	jq -e --arg ep "$ep" '[.policies[] | select(.cgroup | test("/sh-e[123]$"))] as $e |
 		($e | length) == 3 and ($e | map(.hook.struct_ops_map_id) | unique | length) == 1 and

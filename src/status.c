@@ -173,8 +173,8 @@ static int cmp_path(const void *a, const void *b)
 /*
  * What the cgroup file system adds: the policy's cgroup path, the state to
  * show, how many cgroups of its subtree hold state now, the live
- * memory.pressure and memory.stat. bypath: the table's entries sorted by
- * path.
+ * memory.pressure and memory.stat, and the policies in effect there (k:
+ * status_gather_programs()'s). bypath: the table's entries sorted by path.
  *
  * The state shown is the attached cgroup's own, or, when its tasks all live
  * in child cgroups (a slice, a service with sub-cgroups), the state of the
@@ -182,7 +182,7 @@ static int cmp_path(const void *a, const void *b)
  * of the task, so the attached cgroup itself may never fault.
  */
 static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table *t,
-			  struct mthpctl_cg_entry **bypath)
+			  struct mthpctl_cg_entry **bypath, const struct mthpctl_kernel *k)
 {
 	static char buf[65536];
 	size_t lo = 0, hi = t->n, plen;
@@ -236,6 +236,7 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 				!mthpctl_stat_get(buf, "shmem", &shmem);
 		p->usage = anon + shmem;
 	}
+	status_gather_effective(k, p, cg_fd);
 	close(cg_fd);
 }
 
@@ -260,6 +261,8 @@ int cmd_status(int argc, char **argv)
 	struct mthpctl_cg_entry **bypath = NULL;
 	struct mthpctl_cg_table t = {};
 	struct status_policy *pol = NULL;
+	const struct mthpctl_kernel *k;
+	struct mthpctl_kernel probed;
 	char *root = NULL;
 	struct status_env e;
 	size_t n, i;
@@ -296,12 +299,13 @@ int cmd_status(int argc, char **argv)
 				bypath[i] = &t.e[i];
 			qsort(bypath, t.n, sizeof(*bypath), cmp_path);
 		}
-		for (i = 0; bypath && i < n; i++)
-			gather_cgroup(&pol[i], &t, bypath);
-		mthpctl_timing("cgroups");
-		status_gather_hooks(&e, pol, n);
-		gather_sharing(pol, n);
+		mthpctl_timing("walk");
+		k = status_gather_programs(&e, pol, n, &probed);
 		mthpctl_timing("hooks");
+		for (i = 0; bypath && i < n; i++)
+			gather_cgroup(&pol[i], &t, bypath, k);
+		gather_sharing(pol, n);
+		mthpctl_timing("cgroups");
 	}
 
 	if (a.format == STATUS_PROMETHEUS)

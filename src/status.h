@@ -81,10 +81,20 @@ void status_kernel_plain(const struct status_env *e);
 size_t status_gather_pin_dirs(__u64 only, struct status_policy **out);
 void status_policies_free(struct status_policy *pol, size_t n);
 
-/* status_hook.c: for each policy, its choose_orders program (prog_id,
- * run_cnt, run_time_ns), its object's link count (object_links) and the
- * bpf_mthp_ops in effect for its cgroup (nr_effective, effective). */
-void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n);
+/* status_hook.c: the choose_orders program (prog_id, run_cnt,
+ * run_time_ns, ops_type_id) of each policy whose pins have none, through
+ * the kernel's BTF: e's probe, or one of its own into *own when e has none
+ * (status of one). Returns the kernel facts used, for
+ * status_gather_effective(). */
+const struct mthpctl_kernel *status_gather_programs(const struct status_env *e,
+						    struct status_policy *pol, size_t n,
+						    struct mthpctl_kernel *own);
+/* The id, run statistics and struct_ops type of the choose_orders
+ * program open as fd; false if it is no struct_ops program. */
+bool status_prog_read(int fd, struct status_policy *p);
+/* The bpf_mthp_ops in effect for the policy's cgroup, open as cg_fd
+ * (nr_effective, effective), by its program's struct_ops type or k's. */
+void status_gather_effective(const struct mthpctl_kernel *k, struct status_policy *p, int cg_fd);
 
 /* Sizes above 4K the policy allows page faults now (bit N: order N), and
  * why not more; only meaningful when status_knows_allowed(). */

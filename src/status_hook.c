@@ -5,7 +5,6 @@
  * and the choose_orders program (id, and bpf_stats' run count and time)
  * of a policy pinned without it, through the kernel's BTF.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +15,7 @@
 #include "mthpctl.h"
 #include "status.h"
 
-static bool prog_stats(int fd, struct status_policy *p)
+bool status_prog_read(int fd, struct status_policy *p)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -27,6 +26,8 @@ static bool prog_stats(int fd, struct status_policy *p)
 	p->prog_id = info.id;
 	p->run_cnt = info.run_cnt;
 	p->run_time_ns = info.run_time_ns;
+	/* a struct_ops program is loaded against its type: the BTF id of
+	 * struct bpf_mthp_ops, which BPF_PROG_QUERY takes */
 	p->ops_type_id = info.attach_btf_id;
 	return true;
 }
@@ -55,7 +56,7 @@ static bool gather_hook(const struct mthpctl_kernel *k, struct status_policy *p)
 	fd = bpf_prog_get_fd_by_id(prog_id);
 	if (fd < 0)
 		return false;
-	found = prog_stats(fd, p);
+	found = status_prog_read(fd, p);
 	close(fd);
 	return found;
 }
@@ -94,28 +95,21 @@ static void gather_hooks_by_maps(struct status_policy *pol, size_t n)
 				for (j = 0; j < n; j++)
 					if (!pol[j].prog_id && pol[j].totals_map_id &&
 					    pol[j].totals_map_id == maps[i])
-						prog_stats(fd, &pol[j]);
+						status_prog_read(fd, &pol[j]);
 		}
 		close(fd);
 	}
 }
 
-/* What the kernel says is in effect for the cgroup (needs the cgroup dir):
- * by the policy program's struct_ops type, or the probe's. */
-static void gather_effective(const struct mthpctl_kernel *k, struct status_policy *p)
+void status_gather_effective(const struct mthpctl_kernel *k, struct status_policy *p, int cg_fd)
 {
 	__u32 cnt = MTHPCTL_EFFECTIVE_SHOWN;
-	int fd;
 
-	if (!p->cgroup || !p->attached)
+	if (!p->attached)
 		return;
-	fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (!mthpctl_struct_ops_query(fd, p->ops_type_id ? p->ops_type_id : k->feat.ops_type_id, true,
-				      p->effective, &cnt))
+	if (!mthpctl_struct_ops_query(cg_fd, p->ops_type_id ? p->ops_type_id : k->feat.ops_type_id,
+				      true, p->effective, &cnt))
 		p->nr_effective = cnt;
-	close(fd);
 }
 
 /* Does any policy need what only the kernel's BTF tells: its program not
@@ -130,21 +124,21 @@ static bool need_btf(const struct status_policy *pol, size_t n)
 	return false;
 }
 
-void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n)
+const struct mthpctl_kernel *status_gather_programs(const struct status_env *e,
+						    struct status_policy *pol, size_t n,
+						    struct mthpctl_kernel *own)
 {
-	struct mthpctl_kernel probed;
 	const struct mthpctl_kernel *k = &e->k;
 	size_t i, missing = 0;
 
 	if (!k->probed && need_btf(pol, n)) {
-		mthpctl_probe_kernel(&probed);
-		k = &probed;
+		mthpctl_probe_kernel(own);
+		k = own;
 	}
-	for (i = 0; i < n; i++) {
-		gather_effective(k, &pol[i]);
+	for (i = 0; i < n; i++)
 		if (!pol[i].prog_id && !gather_hook(k, &pol[i]) && pol[i].link_ok)
 			missing++;
-	}
 	if (missing)
 		gather_hooks_by_maps(pol, n);
+	return k;
 }

@@ -63,21 +63,11 @@ static void gather_link(struct status_policy *p)
  * mthpctl have none: status_hook.c finds it through the kernel's BTF). */
 static void gather_prog(struct status_policy *p)
 {
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
 	int fd = open_pin(p->dir, "prog");
 
 	if (fd < 0)
 		return;
-	memset(&info, 0, sizeof(info));
-	if (!bpf_prog_get_info_by_fd(fd, &info, &len) && info.type == BPF_PROG_TYPE_STRUCT_OPS) {
-		p->prog_id = info.id;
-		p->run_cnt = info.run_cnt;
-		p->run_time_ns = info.run_time_ns;
-		/* a struct_ops program is loaded against its type: the BTF id
-		 * of struct bpf_mthp_ops, which BPF_PROG_QUERY takes */
-		p->ops_type_id = info.attach_btf_id;
-	}
+	status_prog_read(fd, p);
 	close(fd);
 }
 

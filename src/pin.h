@@ -23,6 +23,8 @@
 
 #define MTHPCTL_BPFFS		"/sys/fs/bpf"
 #define MTHPCTL_PIN_ROOT	MTHPCTL_BPFFS "/mthpctl"
+/* Room for MTHPCTL_PIN_ROOT "/cg-<id>" and its NUL, whatever the id. */
+#define MTHPCTL_PIN_DIR_LEN	sizeof(MTHPCTL_PIN_ROOT "/cg-18446744073709551615")
 
 extern const char *const mthpctl_pin_objs[];	/* NULL-terminated */
 

@@ -14,6 +14,7 @@
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "object.h"
+#include "pin.h"
 #include "sysfs.h"
 
 /* Map ids of the policies in effect for a cgroup that status keeps. */
@@ -35,7 +36,7 @@ struct status_env {
 /* The pinned objects of one policy. */
 struct status_policy {
 	__u64 id;
-	char dir[4096];
+	char dir[MTHPCTL_PIN_DIR_LEN];	/* a node has thousands: no PATH_MAX */
 	const char *cgroup;	/* from the cgroup table; NULL: removed */
 	bool link_ok, attached, have_params, have_entry, have_totals;
 	/* a policy of the user's (attach --object): where it came from; its

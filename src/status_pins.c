@@ -188,13 +188,13 @@ size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 {
 	struct status_policy *pol = NULL, *np;
 	struct dirent *de;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	__u64 id;
 	DIR *d;
 
 	if (only) {
 		/* one policy: its directory, no listing */
-		char dir[4096];
+		char dir[sizeof(pol->dir)];
 
 		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) ||
 		    access(dir, F_OK) || !(pol = calloc(1, sizeof(*pol))))
@@ -212,10 +212,13 @@ size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 	while ((de = readdir(d))) {
 		if (mthpctl_pin_parse(de->d_name, &id))
 			continue;
-		np = realloc(pol, (n + 1) * sizeof(*pol));
-		if (!np)
-			break;
-		pol = np;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			np = realloc(pol, cap * sizeof(*pol));
+			if (!np)
+				break;
+			pol = np;
+		}
 		memset(&pol[n], 0, sizeof(pol[n]));
 		pol[n].id = id;
 		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);

@@ -173,8 +173,9 @@ static int cmp_path(const void *a, const void *b)
 /*
  * What the cgroup file system adds: the policy's cgroup path, the state to
  * show, how many cgroups of its subtree hold state now, the live
- * memory.pressure and memory.stat, and the policies in effect there (k:
- * status_gather_programs()'s). bypath: the table's entries sorted by path.
+ * memory.pressure and memory.stat (if live: the metrics do not show them),
+ * and the policies in effect there (k: status_gather_programs()'s). bypath:
+ * the table's entries sorted by path.
  *
  * The state shown is the attached cgroup's own, or, when its tasks all live
  * in child cgroups (a slice, a service with sub-cgroups), the state of the
@@ -182,7 +183,7 @@ static int cmp_path(const void *a, const void *b)
  * of the task, so the attached cgroup itself may never fault.
  */
 static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table *t,
-			  struct mthpctl_cg_entry **bypath, const struct mthpctl_kernel *k)
+			  struct mthpctl_cg_entry **bypath, const struct mthpctl_kernel *k, bool live)
 {
 	static char buf[65536];
 	size_t lo = 0, hi = t->n, plen;
@@ -227,9 +228,9 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			}
 		}
 	}
-	p->live_psi = mthpctl_read_file_at(cg_fd, "memory.pressure", buf, sizeof(buf)) > 0 &&
+	p->live_psi = live && mthpctl_read_file_at(cg_fd, "memory.pressure", buf, sizeof(buf)) > 0 &&
 		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
-	if (mthpctl_read_file_at(cg_fd, "memory.stat", buf, sizeof(buf)) > 0) {
+	if (live && mthpctl_read_file_at(cg_fd, "memory.stat", buf, sizeof(buf)) > 0) {
 		__u64 anon = 0, shmem = 0;
 
 		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
@@ -303,7 +304,7 @@ int cmd_status(int argc, char **argv)
 		k = status_gather_programs(&e, pol, n, &probed);
 		mthpctl_timing("hooks");
 		for (i = 0; bypath && i < n; i++)
-			gather_cgroup(&pol[i], &t, bypath, k);
+			gather_cgroup(&pol[i], &t, bypath, k, a.format != STATUS_PROMETHEUS);
 		gather_sharing(pol, n);
 		mthpctl_timing("cgroups");
 	}

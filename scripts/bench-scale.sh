@@ -6,7 +6,8 @@
 # of them (timed as a whole), then S more by single `mthpctl attach` calls
 # (ATTACH_SAMPLE, default 50; timing each and, with MTHPCTL_DEBUG_TIMING,
 # its load step: libbpf and the verifier), times
-# `mthpctl status`, `mthpctl -j status` and `status --cgroup` of one policy,
+# `mthpctl status`, `mthpctl -j status`, `status --format=prometheus` and
+# `status --cgroup` of one policy,
 # measures the kernel memory of a policy and the page-fault cost with the N
 # attached (`mthpctl bench pagefault`: a policy of its own against always,
 # per round), then detaches (DETACH_SAMPLE of them timed one by one, the
@@ -232,6 +233,7 @@ for ((r = 0; r < repeats; r++)); do	# interleaved
 	time_cmd "$tmp/exec" "$M" --version	# starting a process, for reference
 	time_cmd "$tmp/status" "$M" status
 	time_cmd "$tmp/status_json" "$M" -j status
+	time_cmd "$tmp/status_prom" "$M" status --format=prometheus
 	time_cmd "$tmp/status_one" "$M" status --cgroup "$first"
 	time_cmd "$tmp/status_one_json" "$M" -j status --cgroup "$first"
 	time_cmd "$tmp/status_one_local" "$tmp/mthpctl" status --cgroup "$first"
@@ -323,6 +325,8 @@ read -r x_min x_med x_max < <(mmm <"$tmp/exec")
 read -r s_min s_med s_max < <(mmm <"$tmp/status")
 read -r si_min si_med si_max < <(mmm <"$tmp/status.in")
 read -r ji_min ji_med ji_max < <(mmm <"$tmp/status_json.in")
+read -r p_min p_med p_max < <(mmm <"$tmp/status_prom")
+read -r pi_min pi_med pi_max < <(mmm <"$tmp/status_prom.in")
 read -r oi_min oi_med oi_max < <(mmm <"$tmp/status_one.in")
 read -r oji_min oji_med oji_max < <(mmm <"$tmp/status_one_json.in")
 read -r ol_min ol_med ol_max < <(mmm <"$tmp/status_one_local")
@@ -350,6 +354,8 @@ row "status ms" s "< $status_t ($(ok "$s_med" $status_t))"
 row "  in-process" si ""
 row "-j status ms" j "< $status_t ($(ok "$j_med" $status_t))"
 row "  in-process" ji ""
+row "status --format=prometheus ms" p "< $status_t ($(ok "$p_med" $status_t))"
+row "  in-process" pi ""
 row "status --cgroup ms" o ""
 row "  in-process" oi "< 20 ($(ok "$oi_med" 20))"
 row "  same, binary copied to $local_fs" ol ""
@@ -393,6 +399,8 @@ if [ -n "$json" ]; then
  "attach_minus_load_in_process_ms": {"min": $ari_min, "median": $ari_med, "max": $ari_max},
  "status_in_process_ms": {"min": $si_min, "median": $si_med, "max": $si_max},
  "status_json_in_process_ms": {"min": $ji_min, "median": $ji_med, "max": $ji_max},
+ "status_prometheus_ms": {"min": $p_min, "median": $p_med, "max": $p_max},
+ "status_prometheus_in_process_ms": {"min": $pi_min, "median": $pi_med, "max": $pi_max},
  "status_one_in_process_ms": {"min": $oi_min, "median": $oi_med, "max": $oi_max},
  "status_one_json_in_process_ms": {"min": $oji_min, "median": $oji_med, "max": $oji_max},
  "status_one_local": {"fs": "$local_fs", "ms": {"min": $ol_min, "median": $ol_med, "max": $ol_max},

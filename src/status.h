@@ -42,7 +42,7 @@ struct status_policy {
 	/* a policy of the user's (attach --object): where it came from; its
 	 * counters (have_totals) only if it follows mthp_ops.h's convention */
 	bool have_object;
-	struct mthpctl_object_info object;
+	struct mthpctl_object_info *object;	/* 4 KiB: only where have_object */
 	struct mthpctl_link link;
 	struct mthpctl_params params;
 	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */

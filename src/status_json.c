@@ -177,12 +177,12 @@ static void object_json(const struct status_policy *p)
 	jw_kstr(w, "policy", "object");
 	jw_key(w, "object");
 	jw_obj_open(w);
-	jw_kstr(w, "file", p->object.file);
-	jw_kstr(w, "ops", p->object.ops);
-	jw_ku64(w, "size", p->object.size);
-	jw_ku64(w, "hash", p->object.hash);
+	jw_kstr(w, "file", p->object->file);
+	jw_kstr(w, "ops", p->object->ops);
+	jw_ku64(w, "size", p->object->size);
+	jw_ku64(w, "hash", p->object->hash);
 	/* false: no "totals" of mthp_ops.h's convention, "totals" is null */
-	jw_kbool(w, "counters_known", p->object.flags & MTHPCTL_OBJECT_STATS);
+	jw_kbool(w, "counters_known", p->object->flags & MTHPCTL_OBJECT_STATS);
 	jw_obj_close(w);
 }
 

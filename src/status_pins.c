@@ -92,10 +92,12 @@ static void gather_object(struct status_policy *p)
 	if (fd >= 0)
 		close(fd);
 	fd = open_pin(p->dir, "object");
-	p->have_object = read_value(fd, &zero, &p->object, sizeof(p->object)) &&
-			 mthpctl_object_info_valid(&p->object);
-	if (fd >= 0)
+	if (fd >= 0) {
+		p->object = malloc(sizeof(*p->object));
+		p->have_object = p->object && read_value(fd, &zero, p->object, sizeof(*p->object)) &&
+				 mthpctl_object_info_valid(p->object);
 		close(fd);
+	}
 	fd = open_pin(p->dir, "totals");
 	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
 	if (fd >= 0)
@@ -120,8 +122,7 @@ static void copy_object(struct status_policy *p, const struct status_policy *fro
 {
 	p->have_params = from->have_params;
 	p->params = from->params;
-	p->have_object = from->have_object;
-	p->object = from->object;
+	/* a policy of the user's is never shared: no object record here */
 	p->have_totals = from->have_totals;
 	p->totals = from->totals;
 	p->totals_map_id = from->totals_map_id;
@@ -170,42 +171,29 @@ void status_policies_free(struct status_policy *pol, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (pol[i].cgstate_fd >= 0 && !pol[i].cgstate_borrowed)
 			close(pol[i].cgstate_fd);
+		free(pol[i].object);
+	}
 	free(pol);
 }
 
-static int cmp_policy(const void *a, const void *b)
+static int cmp_id(const void *a, const void *b)
 {
-	const struct status_policy *x = a, *y = b;
+	const __u64 *x = a, *y = b;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	return *x < *y ? -1 : *x > *y;
 }
 
-/* Every pin directory (or only's), with what its pins say. */
-size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
+/* The cgroup ids of the pin directories, sorted (malloc'd); how many. */
+static size_t list_pin_ids(__u64 **out)
 {
-	struct status_policy *pol = NULL, *np;
-	struct dirent *de;
+	__u64 *ids = NULL, *nids, id;
 	size_t n = 0, cap = 0;
-	__u64 id;
+	struct dirent *de;
 	DIR *d;
 
-	if (only) {
-		/* one policy: its directory, no listing */
-		char dir[sizeof(pol->dir)];
-
-		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) ||
-		    access(dir, F_OK) || !(pol = calloc(1, sizeof(*pol))))
-			return 0;
-		pol->id = only;
-		snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
-		gather_link(pol);
-		gather_object(pol);
-		*out = pol;
-		return 1;
-	}
 	d = opendir(MTHPCTL_PIN_ROOT);
 	if (!d)
 		return 0;
@@ -214,22 +202,48 @@ size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 64;
-			np = realloc(pol, cap * sizeof(*pol));
-			if (!np)
+			nids = realloc(ids, cap * sizeof(*ids));
+			if (!nids)
 				break;
-			pol = np;
+			ids = nids;
 		}
-		memset(&pol[n], 0, sizeof(pol[n]));
-		pol[n].id = id;
-		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-		gather_link(&pol[n]);
-		n++;
+		ids[n++] = id;
 	}
 	closedir(d);
-	if (n) {
-		qsort(pol, n, sizeof(*pol), cmp_policy);
-		gather_objects(pol, n);
+	/* ids, not the policies (a kilobyte each), are what get sorted */
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_id);
+	*out = ids;
+	return n;
+}
+
+/* Every pin directory (or only's), with what its pins say. */
+size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
+{
+	struct status_policy *pol;
+	__u64 *ids = NULL;
+	size_t n, i;
+
+	if (only) {
+		/* one policy: its directory, no listing */
+		char dir[MTHPCTL_PIN_DIR_LEN];
+
+		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) || access(dir, F_OK))
+			return 0;
+		n = 1;
+	} else {
+		n = list_pin_ids(&ids);
 	}
+	pol = n ? calloc(n, sizeof(*pol)) : NULL;
+	for (i = 0; pol && i < n; i++) {
+		pol[i].id = only ? only : ids[i];
+		mthpctl_pin_dir(MTHPCTL_PIN_ROOT, pol[i].id, NULL, pol[i].dir, sizeof(pol[i].dir));
+		gather_link(&pol[i]);
+	}
+	free(ids);
+	if (!pol)
+		return 0;
+	gather_objects(pol, n);
 	*out = pol;
 	return n;
 }

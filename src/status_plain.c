@@ -127,7 +127,7 @@ static void print_hook_cost_plain(const struct status_env *e, const struct statu
 /* A policy of the user's (attach --object): what status knows of it. */
 static void print_object_plain(const struct status_env *e, const struct status_policy *p)
 {
-	printf("    policy:        object %s (ops %s)\n", p->object.file, p->object.ops);
+	printf("    policy:        object %s (ops %s)\n", p->object->file, p->object->ops);
 	print_link_plain(p);
 	if (p->have_totals)
 		counters_plain("decisions:", &p->totals.cnt);

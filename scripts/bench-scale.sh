@@ -197,6 +197,7 @@ for cg in "${cgs[@]:0:sample}"; do
 		>>"$tmp/attach" 2>>"$tmp/attach_rest"
 	echo "${load:-0}" >>"$tmp/load"
 	awk '$2 == "timing:" && $3 != "load" {s += $4} END {printf "%.3f\n", s}' "$tmp/err" >>"$tmp/attach_rest.in"
+	cp "$tmp/err" "$tmp/attach_steps"
 done
 wait
 sleep 2
@@ -239,6 +240,8 @@ for ((r = 0; r < repeats; r++)); do	# interleaved
 	time_cmd "$tmp/status_one_local" "$tmp/mthpctl" status --cgroup "$first"
 done
 MTHPCTL_DEBUG_TIMING=1 "$M" status >/dev/null 2>"$tmp/status_steps"
+MTHPCTL_DEBUG_TIMING=1 "$M" -j status >/dev/null 2>"$tmp/status_json_steps"
+MTHPCTL_DEBUG_TIMING=1 "$M" status --cgroup "$first" >/dev/null 2>"$tmp/status_one_steps"
 if [ -n "$base" ]; then
 	for ((i = 1; i <= 5; i++)); do
 		cg=$prefix-b$i
@@ -379,7 +382,11 @@ if [ -n "$base" ]; then
 		printf '%-34s %10s %10s %10s\n' "  ${f#b_} ms" $(mmm <"$tmp/$f")
 	done
 fi
-echo "status steps (ms, one run of $n): $(awk '{printf "%s %s  ", $3, $4}' "$tmp/status_steps")"
+steps() { awk '$2 == "timing:" {printf "%s %s  ", $3, $4}' "$1"; }
+echo "status steps (ms, one run of $n): $(steps "$tmp/status_steps")"
+echo "-j status steps (ms, one run): $(steps "$tmp/status_json_steps")"
+echo "status --cgroup steps (ms, one run): $(steps "$tmp/status_one_steps")"
+echo "attach steps (ms, the last single attach): $(steps "$tmp/attach_steps" 2>/dev/null)"
 echo "hook (bpf_stats on): $(cat "$tmp/hook")"
 echo "page faults, a policy against always per round (bench pagefault, 32M x 4, $repeats rounds):"
 echo "  with $n attached: ratio $pfr_n [$pfr_n_lo..$pfr_n_hi], policy ${pfns_n:-?} ns per 4K"

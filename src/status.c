@@ -266,6 +266,7 @@ int cmd_status(int argc, char **argv)
 	struct mthpctl_kernel probed;
 	char *root = NULL;
 	struct status_env e;
+	int ret = MTHPCTL_EXIT_OK;
 	size_t n, i;
 	__u64 only = 0;
 
@@ -310,7 +311,9 @@ int cmd_status(int argc, char **argv)
 	}
 
 	if (a.format == STATUS_PROMETHEUS)
-		status_print_prometheus(&e, pol, n);
+		ret = status_print_prometheus(&e, pol, n) ?
+		      mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory for the metrics of %zu policies", n) :
+		      MTHPCTL_EXIT_OK;
 	else if (g.json)
 		status_print_json(&e, pol, n);
 	else
@@ -322,5 +325,5 @@ int cmd_status(int argc, char **argv)
 	free(root);
 	status_policies_free(pol, n);
 	free(e.hp);
-	return MTHPCTL_EXIT_OK;
+	return ret;
 }

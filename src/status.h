@@ -114,7 +114,7 @@ void status_print_plain(const struct status_env *e, const struct status_policy *
 			const char *cgroup);
 /* status -j (--format=json) */
 void status_print_json(const struct status_env *e, const struct status_policy *pol, size_t n);
-/* status --format=prometheus */
-void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n);
+/* status --format=prometheus; 0, or -ENOMEM with nothing printed */
+int status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n);
 
 #endif

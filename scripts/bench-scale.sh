@@ -367,7 +367,10 @@ row "-j status --cgroup ms" oj ""
 row "  in-process" oji "< 20 ($(ok "$oji_med" 20))"
 row "detach ms (first $dsample)" d ""
 printf '%-34s %10s  %s\n' "detach --all ms per policy" "$rest_ms" "the other $(( ${#cgs[@]} - dsample ))"
-printf '%-34s %10s  %s\n' "memlock per policy, bytes" "${memlock_b:-?}" "<= $mem_t ($(ok "${memlock_b:-}" $mem_t))"
+# one object for all N (equal parameters): its memlock is the object's,
+# the kernel memory per cgroup is the Slab+Vmalloc+Percpu row
+printf '%-34s %10s  %s\n' "memlock of the policy object, B" "${memlock_b:-?}" \
+	"its program and maps, shared by the $n cgroups"
 printf '%-34s %10s  %s\n' "  (prog, maps by id)" "" "${ml#* }"
 printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= $mem_t ($(ok "$per_kmem" $mem_t)): $n cgroups, $nobj policy object(s)"
 printf '%-34s %10s  %s\n' "  Slab / Vmalloc / Percpu, B" "" \

@@ -12,6 +12,13 @@ void jw_init(struct jw *w, FILE *f, bool pretty)
 	w->first[0] = true;
 }
 
+void jw_init_value_of(struct jw *sub, FILE *f, const struct jw *w)
+{
+	jw_init(sub, f, w->pretty);
+	sub->depth = w->depth;
+	sub->after_key = true;	/* no separator: the key is w's */
+}
+
 static void indent(struct jw *w)
 {
 	int i;
@@ -180,6 +187,12 @@ void jw_double(struct jw *w, double v)
 		fprintf(w->f, "%.6g", v);
 	else
 		fputs("null", w->f);
+}
+
+void jw_raw(struct jw *w, const char *json, size_t len)
+{
+	before_value(w);
+	fwrite(json, 1, len, w->f);
 }
 
 void jw_bool(struct jw *w, bool v)

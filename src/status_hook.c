@@ -133,6 +133,7 @@ const struct mthpctl_kernel *status_gather_programs(const struct status_env *e,
 
 	if (!k->probed && need_btf(pol, n)) {
 		mthpctl_probe_kernel(own);
+		mthpctl_timing("btf");
 		k = own;
 	}
 	for (i = 0; i < n; i++)

@@ -61,7 +61,9 @@ t_status() {
 	# --cgroup narrows to one policy, without reading the kernel's BTF:
 	# its features are null, the policy's program and the policies in
 	# effect come from its "prog" pin
-	out=$("$M" -j status --cgroup "$sf")
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" -j status --cgroup "$sf" 2>"$logs/s4-one.timing")
+	! grep -q 'timing: btf ' "$logs/s4-one.timing" ||
+		fail "status --cgroup read the kernel's BTF: $(cat "$logs/s4-one.timing")" || return 1
 	jq -e --arg f "$sf" '(.policies | length) == 1 and .policies[0].cgroup == $f and
 	       ([.kernel | .btf, .bpf_mthp_ops, .psi_kfunc, .memcg_kfuncs, .bpf_wq] == [null, null, null, null, null]) and
 	       .kernel.bpffs and (.policies[0].hook.prog_id | type) == "number" and
@@ -77,7 +79,9 @@ t_status() {
 	local prog_id
 	prog_id=$(jq '.policies[0].hook.prog_id' <<<"$out")
 	rm "/sys/fs/bpf/mthpctl/cg-$idf/prog" || fail "rm prog pin" || return 1
-	out=$("$M" -j status --cgroup "$sf")
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" -j status --cgroup "$sf" 2>"$logs/s4-one.timing")
+	grep -q 'timing: btf ' "$logs/s4-one.timing" ||
+		fail "status --cgroup without a prog pin did not read the BTF: $(cat "$logs/s4-one.timing")" || return 1
 	jq -e --argjson p "$prog_id" '.policies[0].hook | .prog_id == $p and .effective_map_ids == [.struct_ops_map_id]' \
 		<<<"$out" >/dev/null || fail "status --cgroup without a prog pin: $out" || return 1
 	# text

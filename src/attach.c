@@ -251,7 +251,8 @@ struct kept_obj {
 };
 
 struct mthpctl_attach_session {
-	bool caps_ok, kernel_ok;	/* the checks of attach_checks() passed */
+	bool caps_ok, bpffs_ok;		/* the checks of attach_checks() passed */
+	bool kernel_ok;			/* session_kernel() found the series */
 	struct mthpctl_kernel k;
 	struct kept_obj *kept;
 	size_t nr_kept;
@@ -462,6 +463,10 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 		return false;
 	}
 	o->shared_with = id;
+	/* its program, pinned by the attach that made these pins: then the
+	 * kernel's BTF is not needed to find it (find_prog()) */
+	mthpctl_pin_path(dir, "prog", path, sizeof(path));
+	o->prog_fd = bpf_obj_get(path);
 	return true;
 }
 
@@ -539,22 +544,50 @@ static int pin_maps(const struct policy_obj *o, const char *dir, const struct mt
 	return 0;
 }
 
-/* The choose_orders program of o's struct_ops map (o->prog_fd). Not
- * finding it costs status the kernel's BTF later, not the attach. */
-static void find_prog(const struct mthpctl_kernel *k, struct policy_obj *o)
+/*
+ * The kernel's BTF, read once a session: what a load needs (the offsets
+ * of the struct_ops value) and the check that the kernel has the series.
+ * Linking a cgroup to an object loaded already needs none of it, and
+ * reading it is most of such an attach (27 of 68 ms in the VM).
+ */
+static int session_kernel(struct mthpctl_attach_session *s, const struct mthpctl_err_sink *sink)
 {
+	struct mthpctl_kernel *k = &s->k;
+
+	if (s->kernel_ok)
+		return 0;
+	mthpctl_probe_kernel(k);
+	mthpctl_timing("probe");
+	if (!k->btf)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
+	if (!k->feat.mthp_ops)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
+				    "this kernel lacks bpf_mthp_ops (apply kernel/)");
+	s->kernel_ok = true;
+	return 0;
+}
+
+/* The choose_orders program of o's struct_ops map (o->prog_fd), from the
+ * map's value where no pin gave it. Not finding it costs status the
+ * kernel's BTF later, not the attach. */
+static void find_prog(struct mthpctl_attach_session *s, struct policy_obj *o)
+{
+	char msg[256];
+	const struct mthpctl_err_sink quiet = { msg, sizeof(msg) };
 	__u32 prog_id, links;
 
-	if (o->prog_fd < 0 && !mthpctl_struct_ops_read(k, o->ops_fd, &prog_id, &links) && prog_id)
+	if (o->prog_fd >= 0 || session_kernel(s, &quiet))
+		return;
+	if (!mthpctl_struct_ops_read(&s->k, o->ops_fd, &prog_id, &links) && prog_id)
 		o->prog_fd = bpf_prog_get_fd_by_id(prog_id);
 }
 
-/* Checks before anything changes: privileges, the cgroup, bpffs, kernel;
- * those of the machine once a session. */
+/* Checks before anything changes: privileges, the cgroup, bpffs (the
+ * kernel: session_kernel()); those of the machine once a session. */
 static int attach_checks(struct mthpctl_attach_session *s, const char *cgroup, __u64 *id,
 			 const struct mthpctl_err_sink *sink)
 {
-	struct mthpctl_kernel *k = &s->k;
 	enum mthpctl_cg_result cr;
 	char why[4200];
 	int ret, e;
@@ -569,21 +602,13 @@ static int attach_checks(struct mthpctl_attach_session *s, const char *cgroup, _
 	if (cr != MTHPCTL_CG_OK)
 		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s",
 				    mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
-	if (s->kernel_ok)
+	if (s->bpffs_ok)
 		return 0;
 	ret = mthpctl_check_bpffs(sink);
 	if (ret)
 		return ret;
+	s->bpffs_ok = true;
 	mthpctl_timing("checks");
-	mthpctl_probe_kernel(k);
-	mthpctl_timing("probe");
-	if (!k->btf)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
-				    "this kernel has no BTF (/sys/kernel/btf/vmlinux; build with CONFIG_DEBUG_INFO_BTF)");
-	if (!k->feat.mthp_ops)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
-				    "this kernel lacks bpf_mthp_ops (apply kernel/)");
-	s->kernel_ok = true;
 	return 0;
 }
 
@@ -686,6 +711,10 @@ static int attach_to(struct mthpctl_attach_session *s, const char *cgroup,
 	policy_obj_init(&o);
 	mthpctl_timing(NULL);
 	ret = attach_checks(s, cgroup, &id, sink);
+	/* a policy of the user's is loaded whatever the pins hold: the
+	 * kernel first, as before its file */
+	if (!ret && file)
+		ret = session_kernel(s, sink);
 	if (ret)
 		return ret;
 	/* a file that is no policy is refused before anything changes */
@@ -743,13 +772,15 @@ static int attach_to(struct mthpctl_attach_session *s, const char *cgroup,
 			o.skel = NULL;
 			mthpctl_timing("share");
 		} else {
-			ret = load_policy(&s->k, &o, sink);
+			ret = session_kernel(s, sink);
+			if (!ret)
+				ret = load_policy(&s->k, &o, sink);
 			if (ret)
 				goto out;
 			mthpctl_timing("ready");
 		}
 	}
-	find_prog(&s->k, &o);
+	find_prog(s, &o);
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;

@@ -80,7 +80,7 @@ LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   $(BENCH_SRCS) \
-		   src/status_hook.c src/status_allowed.c src/status_plain.c src/status_json.c src/status_prometheus.c \
+		   src/status_pins.c src/status_hook.c src/status_allowed.c src/status_plain.c src/status_json.c src/status_prometheus.c \
 		   src/attach_object.c src/version.c src/apply.c src/apply_config.c src/apply_systemd.c src/apply_report.c
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(OUTPUT)/%.o)
 TOOL_OBJS	:= $(TOOL_SRCS:%.c=$(OUTPUT)/%.o)
@@ -341,10 +341,10 @@ PLOTS_DIR	?= $(OUTPUT)/bench/latest
 plots:
 	$(Q)scripts/bench-plots.py $(PLOTS_DIR)
 
-# Many policies at once in the VM (scripts/bench-scale.sh): attach, detach and
-# status times, kernel memory per policy, the page-fault cost with them
-# against with none; SCALE_N=N policies (default 200; 10000: a node's worth,
-# well over an hour under TCG).
+# Many policies at once in the VM (scripts/bench-scale.sh): the cgroups
+# attached by one mthpctl apply and a sample by single attach calls, detach
+# and status times, kernel memory per policy, the page-fault cost with them
+# against with none; SCALE_N=N policies (default 200; 10000: a node's worth).
 .PHONY: bench-scale
 bench-scale: mthpctl
 	$(Q)scripts/bench-scale.sh --vm $(if $(SCALE_N),-n $(SCALE_N))

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench-scale`: many policies at once. Creates N sibling cgroups under
-# /sys/fs/cgroup, attaches the auto policy to each (timing every attach and,
-# with MTHPCTL_DEBUG_TIMING, its load step: libbpf and the verifier), times
-# `mthpctl status`, `mthpctl -j status` and `status --cgroup` of one policy,
+# /sys/fs/cgroup and attaches the auto policy to each the way a node agent
+# would, in one process: `mthpctl apply` with a configuration naming N - S
+# of them (timed as a whole), then S more by single `mthpctl attach` calls
+# (ATTACH_SAMPLE, default 50; timing each and, with MTHPCTL_DEBUG_TIMING,
+# its load step: libbpf and the verifier), times
+# `mthpctl status`, `mthpctl -j status`, `status --format=prometheus` and
+# `status --cgroup` of one policy,
 # measures the kernel memory of a policy and the page-fault cost with the N
 # attached (`mthpctl bench pagefault`: a policy of its own against always,
 # per round), then detaches (DETACH_SAMPLE of them timed one by one, the
 # rest with `detach --all`), measures the page-fault cost again with only
 # the benchmark's own policy attached, and removes the cgroups (also on
-# error and on SIGINT/SIGTERM). The N attaches
+# error and on SIGINT/SIGTERM; apply is then given an empty configuration
+# so that it forgets what it attached). The N attaches
 # have equal parameters, so they share one policy object (mthpctl-attach(8));
 # then P more cgroups are attached with --private, each loading an object
 # of its own: the kernel memory of a policy with parameters of its own.
@@ -24,7 +29,9 @@
 #            way with the same N policies attached: status, and 5 attaches
 #   --vm     boot the patched kernel (scripts/vm-run.sh) and run there;
 #            results in .output/bench-scale/<UTC date>/ (scale.txt, scale.json);
-#            the VM's time limit grows with N (1 h + 1 s per policy)
+#            the VM's time limit grows with N (1 h + 1 s per policy), its
+#            memory from N = 2000 on (2 GiB + 200 KiB per cgroup: each
+#            memory cgroup costs the kernel its own)
 # The targets of a node's worth (N >= 1000, e.g. 10,000: make bench-scale
 # SCALE_N=10000): status of all < 2 s, of one < 20 ms, <= 16 KiB of kernel
 # memory per cgroup, page-fault cost with N attached within 2% of one;
@@ -67,7 +74,8 @@ if [ $vm = 1 ]; then
 	out=$top/.output/bench-scale/$(date -u +%Y%m%d-%H%M%S)
 	mkdir -p "$out" && ln -sfn "$(basename "$out")" "$top/.output/bench-scale/latest"
 	cd "$top" || exit 1
-	scripts/vm-run.sh ${kdir:+-k "$kdir"} -o "$out" -t $(( 3600 + n )) -- \
+	mem_mb=$(( 2048 + (n >= 2000 ? n / 5 : 0) ))
+	scripts/vm-run.sh ${kdir:+-k "$kdir"} -o "$out" -t $(( 3600 + n )) -m "${mem_mb}M" -- \
 		scripts/bench-scale.sh -n "$n" -p "$npriv" -r "$repeats" -o "$out/scale.json" -m "$M" ${base:+-b "$base"}
 	rc=$?
 	cp "$out/guest.out" "$out/scale.txt" 2>/dev/null
@@ -88,14 +96,13 @@ tmp=$(mktemp -d /tmp/mthp-scale.XXXXXX)
 cp "$M" "$tmp/mthpctl"
 local_fs=$(stat -f -c %T "$tmp")
 
+# one process for all the cgroups, not one per cgroup: at 10,000 a fork
+# each is minutes under TCG
 cleanup() {
-	local cg
 	trap - EXIT INT TERM
-	for cg in "${cgs[@]}"; do
-		[ -d "/sys/fs/bpf/mthpctl/cg-$(stat -c %i "$cg" 2>/dev/null)" ] &&
-			"$M" detach --cgroup "$cg" >/dev/null 2>&1
-		rmdir "$cg" 2>/dev/null
-	done
+	ls /sys/fs/bpf/mthpctl 2>/dev/null | grep -q '^cg-' && "$M" detach --all >/dev/null 2>&1
+	: >"$tmp/empty.conf" && "$M" apply --config "$tmp/empty.conf" >/dev/null 2>&1
+	[ ${#cgs[@]} -gt 0 ] && printf '%s\n' "${cgs[@]}" | xargs rmdir 2>/dev/null
 	echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -152,18 +159,33 @@ echo "bench-scale: $n cgroups under $prefix-*, kernel $(uname -r), $(nproc) CPUs
 "$M" detach --all >/dev/null 2>&1
 sync; echo 3 >/proc/sys/vm/drop_caches
 for ((i = 1; i <= n; i++)); do
-	cg=$(printf '%s-%04d' "$prefix" "$i")
-	mkdir -p "$cg" || exit 1
+	printf -v cg '%s-%05d' "$prefix" "$i"
 	cgs+=("$cg")
 done
+printf '%s\n' "${cgs[@]}" | xargs mkdir -p || exit 1
 kmem0=$(kmem)
 vm0=$(meminfo VmallocUsed) slab0=$(meminfo Slab) pcpu0=$(meminfo Percpu)
 slabs() { awk 'NR > 2 {print $1, $3 * $4}' /proc/slabinfo 2>/dev/null; }	# name bytes
 slabs >"$tmp/slab0"
 
-every=$(( n / 40 > 25 ? n / 40 : 25 ))	# progress lines
+# the first N - S by one apply, a node agent's way: one process, the
+# policy object loaded once and linked to each cgroup
+sample=$(( n < ${ATTACH_SAMPLE:-50} ? n : ${ATTACH_SAMPLE:-50} ))
+napply=$(( n - sample ))
+apply_s=null apply_ms=null
+if [ "$napply" -gt 0 ]; then
+	printf '[%s]\n' "${cgs[@]:sample}" >"$tmp/scale.conf"
+	t0=$(now_us)
+	"$M" apply --config "$tmp/scale.conf" >/dev/null 2>"$tmp/err" ||
+		{ echo "bench-scale: apply of $napply cgroups failed: $(tail -n 3 "$tmp/err")" >&2; exit 1; }
+	t1=$(now_us)
+	apply_s=$(awk -v d=$(( t1 - t0 )) 'BEGIN {printf "%.3f", d / 1e6}')
+	apply_ms=$(awk -v d=$(( t1 - t0 )) -v k="$napply" 'BEGIN {printf "%.3f", d / 1000 / k}')
+	echo "bench-scale: apply attached $napply cgroups in $apply_s s ($apply_ms ms each)" >&2
+fi
+# then S by single attach calls, each with the N - S attached
 : >"$tmp/attach" ; : >"$tmp/load"
-for cg in "${cgs[@]}"; do
+for cg in "${cgs[@]:0:sample}"; do
 	t0=$(now_us)
 	MTHPCTL_DEBUG_TIMING=1 "$M" attach --cgroup "$cg" >/dev/null 2>"$tmp/err" ||
 		{ echo "bench-scale: attach $cg failed: $(grep -v timing: "$tmp/err")" >&2; exit 1; }
@@ -175,8 +197,7 @@ for cg in "${cgs[@]}"; do
 		>>"$tmp/attach" 2>>"$tmp/attach_rest"
 	echo "${load:-0}" >>"$tmp/load"
 	awk '$2 == "timing:" && $3 != "load" {s += $4} END {printf "%.3f\n", s}' "$tmp/err" >>"$tmp/attach_rest.in"
-	(( ${#cgs[@]} > 0 && $(wc -l <"$tmp/attach") % every == 0 )) &&
-		echo "bench-scale: $(wc -l <"$tmp/attach")/$n attached, last $(tail -n1 "$tmp/attach") ms" >&2
+	cp "$tmp/err" "$tmp/attach_steps"
 done
 wait
 sleep 2
@@ -196,8 +217,8 @@ ml=$( [ -n "$prog" ] && [ -n "$somap" ] && memlock "$prog" "$somap")
 memlock_b=${ml%% *}
 
 "$M" -j status >"$tmp/all.json"
-npol=$(jq '.policies | length' "$tmp/all.json")
 jq -r '.policies[].hook.struct_ops_map_id' "$tmp/all.json" >"$tmp/objects"
+npol=$(wc -l <"$tmp/objects")
 [ "$npol" = "$n" ] || echo "bench-scale: status lists $npol policies, want $n" >&2
 
 # FILE CMD...: append the wall ms of one run to FILE, and the sum of the
@@ -213,11 +234,14 @@ for ((r = 0; r < repeats; r++)); do	# interleaved
 	time_cmd "$tmp/exec" "$M" --version	# starting a process, for reference
 	time_cmd "$tmp/status" "$M" status
 	time_cmd "$tmp/status_json" "$M" -j status
+	time_cmd "$tmp/status_prom" "$M" status --format=prometheus
 	time_cmd "$tmp/status_one" "$M" status --cgroup "$first"
 	time_cmd "$tmp/status_one_json" "$M" -j status --cgroup "$first"
 	time_cmd "$tmp/status_one_local" "$tmp/mthpctl" status --cgroup "$first"
 done
 MTHPCTL_DEBUG_TIMING=1 "$M" status >/dev/null 2>"$tmp/status_steps"
+MTHPCTL_DEBUG_TIMING=1 "$M" -j status >/dev/null 2>"$tmp/status_json_steps"
+MTHPCTL_DEBUG_TIMING=1 "$M" status --cgroup "$first" >/dev/null 2>"$tmp/status_one_steps"
 if [ -n "$base" ]; then
 	for ((i = 1; i <= 5; i++)); do
 		cg=$prefix-b$i
@@ -250,14 +274,16 @@ pf_cost n
 
 # detach: DETACH_SAMPLE one by one (timed each), the rest at once
 : >"$tmp/detach"
-sample=$(( n < ${DETACH_SAMPLE:-50} ? n : ${DETACH_SAMPLE:-50} ))
-for cg in "${cgs[@]:0:sample}"; do
+dsample=$(( n < ${DETACH_SAMPLE:-50} ? n : ${DETACH_SAMPLE:-50} ))
+for cg in "${cgs[@]:0:dsample}"; do
 	time_cmd "$tmp/detach" "$M" detach --cgroup "$cg"
 done
 t0=$(now_us)
 "$M" detach --all >/dev/null
-rest_ms=$(awk -v d=$(( $(now_us) - t0 )) -v k=$(( ${#cgs[@]} - sample )) \
+rest_ms=$(awk -v d=$(( $(now_us) - t0 )) -v k=$(( ${#cgs[@]} - dsample )) \
 	'BEGIN {printf "%.3f", k ? d / 1000 / k : 0}')
+# apply forgets the policies it attached (detached by hand above)
+: >"$tmp/empty.conf" && "$M" apply --config "$tmp/empty.conf" >/dev/null
 # the same with none of the N left: only the benchmark's own policy
 pf_cost one
 # ratio of the policy to always, per round: median [ci95] with n and with one
@@ -302,6 +328,8 @@ read -r x_min x_med x_max < <(mmm <"$tmp/exec")
 read -r s_min s_med s_max < <(mmm <"$tmp/status")
 read -r si_min si_med si_max < <(mmm <"$tmp/status.in")
 read -r ji_min ji_med ji_max < <(mmm <"$tmp/status_json.in")
+read -r p_min p_med p_max < <(mmm <"$tmp/status_prom")
+read -r pi_min pi_med pi_max < <(mmm <"$tmp/status_prom.in")
 read -r oi_min oi_med oi_max < <(mmm <"$tmp/status_one.in")
 read -r oji_min oji_med oji_max < <(mmm <"$tmp/status_one_json.in")
 read -r ol_min ol_med ol_max < <(mmm <"$tmp/status_one_local")
@@ -319,7 +347,8 @@ echo
 printf '%-34s %10s %10s %10s  %s\n' "$n policies" min median max target
 # row LABEL VAR TARGET: VAR_min, VAR_med and VAR_max of a timing
 row() { local a=${2}_min b=${2}_med c=${2}_max; printf '%-34s %10s %10s %10s  %s\n' "$1" "${!a}" "${!b}" "${!c}" "$3"; }
-row "attach ms" a ""
+printf '%-34s %10s  %s\n' "apply, ms per cgroup" "$apply_ms" "$napply cgroups in one mthpctl apply, $apply_s s"
+row "attach ms ($sample single calls)" a ""
 row "  load step ms (libbpf+verifier)" l ""
 row "  attach minus load ms" ar ""
 row "  same, in-process" ari "< 100 ($(ok "$ari_med" 100))"
@@ -328,15 +357,20 @@ row "status ms" s "< $status_t ($(ok "$s_med" $status_t))"
 row "  in-process" si ""
 row "-j status ms" j "< $status_t ($(ok "$j_med" $status_t))"
 row "  in-process" ji ""
+row "status --format=prometheus ms" p "< $status_t ($(ok "$p_med" $status_t))"
+row "  in-process" pi ""
 row "status --cgroup ms" o ""
 row "  in-process" oi "< 20 ($(ok "$oi_med" 20))"
 row "  same, binary copied to $local_fs" ol ""
 row "    in-process" oli "< 20 ($(ok "$oli_med" 20))"
 row "-j status --cgroup ms" oj ""
 row "  in-process" oji "< 20 ($(ok "$oji_med" 20))"
-row "detach ms (first $sample)" d ""
-printf '%-34s %10s  %s\n' "detach --all ms per policy" "$rest_ms" "the other $(( ${#cgs[@]} - sample ))"
-printf '%-34s %10s  %s\n' "memlock per policy, bytes" "${memlock_b:-?}" "<= $mem_t ($(ok "${memlock_b:-}" $mem_t))"
+row "detach ms (first $dsample)" d ""
+printf '%-34s %10s  %s\n' "detach --all ms per policy" "$rest_ms" "the other $(( ${#cgs[@]} - dsample ))"
+# one object for all N (equal parameters): its memlock is the object's,
+# the kernel memory per cgroup is the Slab+Vmalloc+Percpu row
+printf '%-34s %10s  %s\n' "memlock of the policy object, B" "${memlock_b:-?}" \
+	"its program and maps, shared by the $n cgroups"
 printf '%-34s %10s  %s\n' "  (prog, maps by id)" "" "${ml#* }"
 printf '%-34s %10s  %s\n' "Slab+Vmalloc+Percpu per policy, B" "$per_kmem" "<= $mem_t ($(ok "$per_kmem" $mem_t)): $n cgroups, $nobj policy object(s)"
 printf '%-34s %10s  %s\n' "  Slab / Vmalloc / Percpu, B" "" \
@@ -351,7 +385,11 @@ if [ -n "$base" ]; then
 		printf '%-34s %10s %10s %10s\n' "  ${f#b_} ms" $(mmm <"$tmp/$f")
 	done
 fi
-echo "status steps (ms, one run of $n): $(awk '{printf "%s %s  ", $3, $4}' "$tmp/status_steps")"
+steps() { awk '$2 == "timing:" {printf "%s %s  ", $3, $4}' "$1"; }
+echo "status steps (ms, one run of $n): $(steps "$tmp/status_steps")"
+echo "-j status steps (ms, one run): $(steps "$tmp/status_json_steps")"
+echo "status --cgroup steps (ms, one run): $(steps "$tmp/status_one_steps")"
+echo "attach steps (ms, the last single attach): $(steps "$tmp/attach_steps" 2>/dev/null)"
 echo "hook (bpf_stats on): $(cat "$tmp/hook")"
 echo "page faults, a policy against always per round (bench pagefault, 32M x 4, $repeats rounds):"
 echo "  with $n attached: ratio $pfr_n [$pfr_n_lo..$pfr_n_hi], policy ${pfns_n:-?} ns per 4K"
@@ -364,12 +402,15 @@ if [ -n "$json" ]; then
 	arr() { paste -sd, "$1"; }
 	cat >"$json" <<JSON
 {"n": $n, "repeats": $repeats, "kernel": "$(uname -r)", "cpus": $(nproc),
- "attach_ms": {"min": $a_min, "median": $a_med, "max": $a_max, "all": [$(arr "$tmp/attach")]},
+ "apply": {"cgroups": $napply, "s": $apply_s, "ms_per_cgroup": $apply_ms},
+ "attach_ms": {"min": $a_min, "median": $a_med, "max": $a_max, "sample": $sample, "all": [$(arr "$tmp/attach")]},
  "load_ms": {"min": $l_min, "median": $l_med, "max": $l_max},
  "attach_minus_load_ms": {"min": $ar_min, "median": $ar_med, "max": $ar_max},
  "attach_minus_load_in_process_ms": {"min": $ari_min, "median": $ari_med, "max": $ari_max},
  "status_in_process_ms": {"min": $si_min, "median": $si_med, "max": $si_max},
  "status_json_in_process_ms": {"min": $ji_min, "median": $ji_med, "max": $ji_max},
+ "status_prometheus_ms": {"min": $p_min, "median": $p_med, "max": $p_max},
+ "status_prometheus_in_process_ms": {"min": $pi_min, "median": $pi_med, "max": $pi_max},
  "status_one_in_process_ms": {"min": $oi_min, "median": $oi_med, "max": $oi_max},
  "status_one_json_in_process_ms": {"min": $oji_min, "median": $oji_med, "max": $oji_max},
  "status_one_local": {"fs": "$local_fs", "ms": {"min": $ol_min, "median": $ol_med, "max": $ol_max},
@@ -379,7 +420,7 @@ if [ -n "$json" ]; then
  "status_json_ms": {"min": $j_min, "median": $j_med, "max": $j_max, "all": [$(arr "$tmp/status_json")]},
  "status_one_ms": {"min": $o_min, "median": $o_med, "max": $o_max, "all": [$(arr "$tmp/status_one")]},
  "status_one_json_ms": {"min": $oj_min, "median": $oj_med, "max": $oj_max, "all": [$(arr "$tmp/status_one_json")]},
- "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max, "sample": $sample},
+ "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max, "sample": $dsample},
  "detach_all_ms_per_policy": $rest_ms,
  "pagefault": {"ratio_vs_always_with_n": {"median": $pfr_n, "ci95_lo": $pfr_n_lo, "ci95_hi": $pfr_n_hi},
    "ratio_vs_always_with_one": {"median": $pfr_1, "ci95_lo": $pfr_1_lo, "ci95_hi": $pfr_1_hi},

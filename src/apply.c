@@ -127,12 +127,10 @@ static int gather(struct apply_run *r)
 	n = status_gather_pin_dirs(0, &pol);
 	r->have = calloc(n + 1, sizeof(*r->have));
 	if (!r->have) {
-		free(pol);
+		status_policies_free(pol, n);
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
-		if (pol[i].cgstate_fd >= 0)
-			close(pol[i].cgstate_fd);
 		/* stale pins (the cgroup removed, the link gone) count as
 		 * nothing attached: attach cleans them up */
 		if (!pol[i].attached)
@@ -143,7 +141,7 @@ static int gather(struct apply_run *r)
 		r->have[r->nh].params = pol[i].params;
 		r->nh++;
 	}
-	free(pol);
+	status_policies_free(pol, n);
 	text = apply_read_all(MTHPCTL_STATE_FILE);
 	if (text) {
 		r->na = mthpctl_applied_parse(text, &r->applied, &bad);
@@ -175,10 +173,17 @@ static int execute(struct apply_run *r)
 	/* in JSON the error goes into apply's one object */
 	const struct mthpctl_err_sink into_report = { r->error, sizeof(r->error) };
 	const struct mthpctl_err_sink *sink = g.json ? &into_report : NULL;
+	/* one session for every attach: a node's worth of cgroups of a few
+	 * parameter sets costs a link and pins each, not a load */
+	struct mthpctl_attach_session *session;
 
 	next = calloc(r->nact + r->na + 1, sizeof(*next));
-	if (!next)
+	session = mthpctl_attach_session_new();
+	if (!next || !session) {
+		free(next);
+		mthpctl_attach_session_free(session);
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory");
+	}
 	for (i = 0; i < r->nact; i++) {
 		const struct mthpctl_action *a = &r->act[i];
 		const struct mthpctl_want *w = a->want >= 0 ? &r->want[a->want] : NULL;
@@ -194,9 +199,9 @@ static int execute(struct apply_run *r)
 		switch (a->kind) {
 		case MTHPCTL_ACT_ATTACH:
 		case MTHPCTL_ACT_REPLACE:
-			ret = mthpctl_attach(w->cgroup, &w->params,
-					     (a->kind == MTHPCTL_ACT_REPLACE ? MTHPCTL_ATTACH_REPLACE : 0) |
-					     (w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res, sink);
+			ret = mthpctl_attach_in(session, w->cgroup, &w->params,
+						(a->kind == MTHPCTL_ACT_REPLACE ? MTHPCTL_ATTACH_REPLACE : 0) |
+						(w->private_obj ? MTHPCTL_ATTACH_PRIVATE : 0), &res, sink);
 			if (!ret)
 				rec->link_id = res.link_id;
 			break;
@@ -243,6 +248,7 @@ static int execute(struct apply_run *r)
 		if (k == r->nact && !(r->nw && r->want[0].cgroup_id == r->applied[i].cgroup_id))
 			next[nn++] = r->applied[i];
 	}
+	mthpctl_attach_session_free(session);
 	err = apply_write_state(next, nn);
 	free(next);
 	if (err && !ret)

@@ -8,10 +8,12 @@
  * Above 500 lines on purpose: every step works on one struct policy_obj
  * and on one pin protocol (a _new directory filled, then renamed or
  * exchanged into place under the pin lock) that detach, status and the
- * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on. Split, that protocol would be
- * spread over files and policy_obj exported with no second user. Errors go
- * to the caller's sink (struct mthpctl_err_sink; NULL: printed), so apply
- * and bench report them inside their own output.
+ * crash tests (MTHPCTL_DEBUG_KILL_AT) rely on; an attach session (apply's
+ * many cgroups in one process) keeps policy_objs' fds between attaches.
+ * Split, that protocol would be spread over files and policy_obj exported
+ * with no second user. Errors go to the caller's sink (struct
+ * mthpctl_err_sink; NULL: printed), so apply and bench report them inside
+ * their own output.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -172,7 +174,8 @@ static int build_params(struct attach_args *a, struct mthpctl_params *p)
 
 /* The maps pinned beside the link, by their pin names: the built-in
  * policy's (all of them up to PIN_TOTALS), and the record of a user's
- * object (with its totals, if it has them). */
+ * object (with its totals, if it has them). The program is pinned too
+ * ("prog"): see policy_obj.prog_fd. */
 enum { PIN_CONF, PIN_CGSTATE, PIN_SAMPLER, PIN_PENDING, PIN_TOTALS, PIN_OBJECT, NR_MAP_PINS };
 static const char *const map_pin_names[NR_MAP_PINS] = {
 	"conf", "cgstate", "sampler", "pending", "totals", "object",
@@ -190,21 +193,31 @@ struct policy_obj {
 	struct mthpctl_user_obj user;	/* --object's; user.obj NULL if not */
 	int ops_fd;			/* the struct_ops map */
 	int map_fds[NR_MAP_PINS];
+	/*
+	 * Its choose_orders program, found in the struct_ops map's value and
+	 * pinned as "prog": status reads the program's id, run statistics
+	 * and struct_ops type from it without the kernel's BTF, which is
+	 * most of a status of one cgroup. An fd of its own; -1: not found.
+	 */
+	int prog_fd;
 	bool shared;
+	bool borrowed;			/* the fds are the session's (kept_obj) */
 	__u64 shared_with;		/* the cgroup id whose pins led to it */
 };
 
-/* Let go of a shared object's fds (the skeleton's are its own). */
+/* Let go of a shared object's fds (the skeleton's are its own, a borrowed
+ * object's the session's). */
 static void drop_shared(struct policy_obj *o)
 {
+	bool own = o->shared && !o->borrowed;
 	int i;
 
 	for (i = 0; i < NR_MAP_PINS; i++) {
-		if (o->shared && o->map_fds[i] >= 0)
+		if (own && o->map_fds[i] >= 0)
 			close(o->map_fds[i]);
 		o->map_fds[i] = -1;
 	}
-	if (o->shared && o->ops_fd >= 0)
+	if (own && o->ops_fd >= 0)
 		close(o->ops_fd);
 	o->ops_fd = -1;
 	o->shared = false;
@@ -213,10 +226,129 @@ static void drop_shared(struct policy_obj *o)
 
 static void policy_obj_close(struct policy_obj *o)
 {
+	if (o->prog_fd >= 0 && !o->borrowed)
+		close(o->prog_fd);
+	o->prog_fd = -1;
 	drop_shared(o);
+	o->borrowed = false;
 	mthp_bpf__destroy(o->skel);
 	o->skel = NULL;
 	mthpctl_object_close(&o->user);
+}
+
+/*
+ * A policy object an attach session loaded or found, kept for the next
+ * cgroup of equal parameters: the fds are the session's own (dups), so
+ * the maps and program stay loaded until the session ends even if every
+ * cgroup linked to them is detached meanwhile.
+ */
+struct kept_obj {
+	struct mthpctl_params params;
+	__u64 cgroup_id;		/* the first cgroup linked to it */
+	__u32 ops_map_id;
+	int ops_fd, prog_fd;
+	int map_fds[NR_MAP_PINS];
+};
+
+struct mthpctl_attach_session {
+	bool caps_ok, bpffs_ok;		/* the checks of attach_checks() passed */
+	bool kernel_ok;			/* session_kernel() found the series */
+	struct mthpctl_kernel k;
+	struct kept_obj *kept;
+	size_t nr_kept;
+};
+
+struct mthpctl_attach_session *mthpctl_attach_session_new(void)
+{
+	return calloc(1, sizeof(struct mthpctl_attach_session));
+}
+
+static void kept_obj_close(struct kept_obj *ko)
+{
+	int i;
+
+	for (i = 0; i < NR_MAP_PINS; i++)
+		if (ko->map_fds[i] >= 0)
+			close(ko->map_fds[i]);
+	if (ko->ops_fd >= 0)
+		close(ko->ops_fd);
+	if (ko->prog_fd >= 0)
+		close(ko->prog_fd);
+}
+
+void mthpctl_attach_session_free(struct mthpctl_attach_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_kept; i++)
+		kept_obj_close(&s->kept[i]);
+	free(s->kept);
+	free(s);
+}
+
+/* The session's object of parameters p (compared as bytes, as the rodata
+ * is), unless it is the one the cgroup is linked to already (old_map_id:
+ * a --replace by equal parameters loads afresh, as find_shared() does). */
+static struct kept_obj *session_find(struct mthpctl_attach_session *s,
+				     const struct mthpctl_params *p, __u32 old_map_id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_kept; i++)
+		if (!memcmp(&s->kept[i].params, p, sizeof(*p)) &&
+		    s->kept[i].ops_map_id != old_map_id)
+			return &s->kept[i];
+	return NULL;
+}
+
+/* Link o to the session's object ko: its fds, not closed by o. */
+static void borrow_kept(struct policy_obj *o, const struct kept_obj *ko)
+{
+	memcpy(o->map_fds, ko->map_fds, sizeof(o->map_fds));
+	o->ops_fd = ko->ops_fd;
+	o->prog_fd = ko->prog_fd;
+	o->shared = o->borrowed = true;
+	o->shared_with = ko->cgroup_id;
+}
+
+static int dup_fd(int fd)
+{
+	return fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+}
+
+/* Keep the object o that cgroup id was just linked to (map ops_map_id)
+ * for the session's next cgroups of parameters p; if it cannot be kept,
+ * the next attach finds it among the pins as a new process would. */
+static void session_keep(struct mthpctl_attach_session *s, const struct mthpctl_params *p,
+			 const struct policy_obj *o, __u64 id, __u32 ops_map_id)
+{
+	struct kept_obj *nk, *ko;
+	int i;
+
+	nk = realloc(s->kept, (s->nr_kept + 1) * sizeof(*nk));
+	if (!nk)
+		return;
+	s->kept = nk;
+	ko = &nk[s->nr_kept];
+	ko->params = *p;
+	ko->cgroup_id = o->shared ? o->shared_with : id;
+	ko->ops_map_id = ops_map_id;
+	ko->ops_fd = dup_fd(o->ops_fd);
+	ko->prog_fd = dup_fd(o->prog_fd);
+	for (i = 0; i < NR_MAP_PINS; i++)
+		ko->map_fds[i] = dup_fd(o->map_fds[i]);
+	if (ko->ops_fd < 0 || (o->prog_fd >= 0 && ko->prog_fd < 0)) {
+		kept_obj_close(ko);
+		return;
+	}
+	for (i = 0; i < NR_MAP_PINS; i++)
+		if (o->map_fds[i] >= 0 && ko->map_fds[i] < 0) {
+			kept_obj_close(ko);
+			return;
+		}
+	s->nr_kept++;
 }
 
 /* FNV-1a of the BPF object, 8 bytes a step (it is ~50 KB and every attach
@@ -236,6 +368,7 @@ static void policy_obj_init(struct policy_obj *o)
 {
 	memset(o, 0, sizeof(*o));
 	drop_shared(o);		/* the fds to -1 */
+	o->prog_fd = -1;
 	o->user.info_fd = -1;
 }
 
@@ -330,6 +463,10 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 		return false;
 	}
 	o->shared_with = id;
+	/* its program, pinned by the attach that made these pins: then the
+	 * kernel's BTF is not needed to find it (find_prog()) */
+	mthpctl_pin_path(dir, "prog", path, sizeof(path));
+	o->prog_fd = bpf_obj_get(path);
 	return true;
 }
 
@@ -400,28 +537,25 @@ static int pin_maps(const struct policy_obj *o, const char *dir, const struct mt
 			return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
 					    strerror(errno));
 	}
+	mthpctl_pin_path(dir, "prog", path, sizeof(path));
+	if (o->prog_fd >= 0 && bpf_obj_pin(o->prog_fd, path))
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "pinning %s failed: %s", path,
+				    strerror(errno));
 	return 0;
 }
 
-/* Checks before anything changes: privileges, the cgroup, bpffs, kernel. */
-static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k,
-			 const struct mthpctl_err_sink *sink)
+/*
+ * The kernel's BTF, read once a session: what a load needs (the offsets
+ * of the struct_ops value) and the check that the kernel has the series.
+ * Linking a cgroup to an object loaded already needs none of it, and
+ * reading it is most of such an attach (27 of 68 ms in the VM).
+ */
+static int session_kernel(struct mthpctl_attach_session *s, const struct mthpctl_err_sink *sink)
 {
-	enum mthpctl_cg_result cr;
-	char why[4200];
-	int ret, e;
+	struct mthpctl_kernel *k = &s->k;
 
-	ret = mthpctl_check_caps(sink);
-	if (ret)
-		return ret;
-	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
-	if (cr != MTHPCTL_CG_OK)
-		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s",
-				    mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
-	ret = mthpctl_check_bpffs(sink);
-	if (ret)
-		return ret;
-	mthpctl_timing("checks");
+	if (s->kernel_ok)
+		return 0;
 	mthpctl_probe_kernel(k);
 	mthpctl_timing("probe");
 	if (!k->btf)
@@ -430,6 +564,51 @@ static int attach_checks(const char *cgroup, __u64 *id, struct mthpctl_kernel *k
 	if (!k->feat.mthp_ops)
 		return mthpctl_fail(sink, MTHPCTL_EXIT_UNSUPPORTED,
 				    "this kernel lacks bpf_mthp_ops (apply kernel/)");
+	s->kernel_ok = true;
+	return 0;
+}
+
+/* The choose_orders program of o's struct_ops map (o->prog_fd), from the
+ * map's value where no pin gave it. Not finding it costs status the
+ * kernel's BTF later, not the attach. */
+static void find_prog(struct mthpctl_attach_session *s, struct policy_obj *o)
+{
+	char msg[256];
+	const struct mthpctl_err_sink quiet = { msg, sizeof(msg) };
+	__u32 prog_id, links;
+
+	if (o->prog_fd >= 0 || session_kernel(s, &quiet))
+		return;
+	if (!mthpctl_struct_ops_read(&s->k, o->ops_fd, &prog_id, &links) && prog_id)
+		o->prog_fd = bpf_prog_get_fd_by_id(prog_id);
+}
+
+/* Checks before anything changes: privileges, the cgroup, bpffs (the
+ * kernel: session_kernel()); those of the machine once a session. */
+static int attach_checks(struct mthpctl_attach_session *s, const char *cgroup, __u64 *id,
+			 const struct mthpctl_err_sink *sink)
+{
+	enum mthpctl_cg_result cr;
+	char why[4200];
+	int ret, e;
+
+	if (!s->caps_ok) {
+		ret = mthpctl_check_caps(sink);
+		if (ret)
+			return ret;
+		s->caps_ok = true;
+	}
+	cr = mthpctl_cgroup_check(cgroup, &mthpctl_real_fsops, id, &e);
+	if (cr != MTHPCTL_CG_OK)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s",
+				    mthpctl_cgroup_describe(cgroup, cr, e, why, sizeof(why)));
+	if (s->bpffs_ok)
+		return 0;
+	ret = mthpctl_check_bpffs(sink);
+	if (ret)
+		return ret;
+	s->bpffs_ok = true;
+	mthpctl_timing("checks");
 	return 0;
 }
 
@@ -514,14 +693,15 @@ static int load_user(const struct mthpctl_kernel *k, struct policy_obj *o,
 
 /* Attach the built-in policy of parameters p, or (file set) the bpf_mthp_ops
  * map ops of the user's object file. */
-static int attach_to(const char *cgroup, const struct mthpctl_params *p, const char *file,
-		     const char *ops, unsigned int flags, struct mthpctl_attach_result *res,
+static int attach_to(struct mthpctl_attach_session *s, const char *cgroup,
+		     const struct mthpctl_params *p, const char *file, const char *ops,
+		     unsigned int flags, struct mthpctl_attach_result *res,
 		     const struct mthpctl_err_sink *sink)
 {
 	char dir[4096], tmp[4096];
 	struct mthpctl_link old = {}, now = {};
 	struct policy_obj o;
-	struct mthpctl_kernel k;
+	struct kept_obj *ko = NULL;
 	int cg_fd = -1, old_fd = -1, link_fd = -1, lock_fd;
 	bool have_tmp = false;
 	__u64 id = 0;
@@ -530,7 +710,11 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	memset(res, 0, sizeof(*res));
 	policy_obj_init(&o);
 	mthpctl_timing(NULL);
-	ret = attach_checks(cgroup, &id, &k, sink);
+	ret = attach_checks(s, cgroup, &id, sink);
+	/* a policy of the user's is loaded whatever the pins hold: the
+	 * kernel first, as before its file */
+	if (!ret && file)
+		ret = session_kernel(s, sink);
 	if (ret)
 		return ret;
 	/* a file that is no policy is refused before anything changes */
@@ -567,10 +751,16 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	if (file) {
 		/* never shared: mthpctl cannot know whether the object keeps
 		 * its state per cgroup (mthpctl-attach(8), --object) */
-		ret = load_user(&k, &o, sink);
+		ret = load_user(&s->k, &o, sink);
 		if (ret)
 			goto out;
 		mthpctl_timing("ready");
+	} else if (!(flags & MTHPCTL_ATTACH_PRIVATE) &&
+		   (ko = session_find(s, p, old_fd >= 0 ? old.map_id : 0))) {
+		/* the session loaded or found it for an earlier cgroup:
+		 * no skeleton to open, no pins to search */
+		borrow_kept(&o, ko);
+		mthpctl_timing("share");
 	} else {
 		ret = open_policy(p, &o, sink);
 		if (ret)
@@ -582,12 +772,15 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 			o.skel = NULL;
 			mthpctl_timing("share");
 		} else {
-			ret = load_policy(&k, &o, sink);
+			ret = session_kernel(s, sink);
+			if (!ret)
+				ret = load_policy(&s->k, &o, sink);
 			if (ret)
 				goto out;
 			mthpctl_timing("ready");
 		}
 	}
+	find_prog(s, &o);
 	if (mkdir(tmp, 0700)) {
 		ret = mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
 		goto out;
@@ -624,6 +817,8 @@ static int attach_to(const char *cgroup, const struct mthpctl_params *p, const c
 	res->shared_with = o.shared_with;
 	snprintf(res->ops, sizeof(res->ops), "%s", o.user.info.ops);
 	snprintf(res->pin, sizeof(res->pin), "%s", dir);
+	if (!file && !ko && !(flags & MTHPCTL_ATTACH_PRIVATE))
+		session_keep(s, p, &o, id, now.map_id);
 	ret = MTHPCTL_EXIT_OK;
 out:
 	if (have_tmp)
@@ -640,16 +835,38 @@ out:
 	return ret;
 }
 
+int mthpctl_attach_in(struct mthpctl_attach_session *s, const char *cgroup,
+		      const struct mthpctl_params *p, unsigned int flags,
+		      struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink)
+{
+	return attach_to(s, cgroup, p, NULL, NULL, flags, res, sink);
+}
+
+/* One attach, one session: nothing kept beyond it. */
+static int attach_alone(const char *cgroup, const struct mthpctl_params *p, const char *file,
+			const char *ops, unsigned int flags, struct mthpctl_attach_result *res,
+			const struct mthpctl_err_sink *sink)
+{
+	struct mthpctl_attach_session *s = mthpctl_attach_session_new();
+	int ret;
+
+	if (!s)
+		return mthpctl_fail(sink, MTHPCTL_EXIT_FAIL, "out of memory");
+	ret = attach_to(s, cgroup, p, file, ops, flags, res, sink);
+	mthpctl_attach_session_free(s);
+	return ret;
+}
+
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
 		   struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink)
 {
-	return attach_to(cgroup, p, NULL, NULL, flags, res, sink);
+	return attach_alone(cgroup, p, NULL, NULL, flags, res, sink);
 }
 
 int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops, unsigned int flags,
 			  struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink)
 {
-	return attach_to(cgroup, NULL, file, ops, flags, res, sink);
+	return attach_alone(cgroup, NULL, file, ops, flags, res, sink);
 }
 
 /* What the policy can do on this host beyond taking sizes away: the sizes

@@ -60,6 +60,14 @@ static int member_off(const struct btf *btf, __s32 id, const char *member)
 	return -ENOENT;
 }
 
+/*
+ * What the kernel offers, by name, with libbpf's lookups: a vmlinux BTF
+ * sorted by name (the series' 7.3 kernel's: 64k types, none out of order)
+ * is binary-searched by btf__find_by_name_kind() (the five names in 2 us
+ * on the host), an unsorted one scanned once per name. One pass of ours
+ * over all types for the five names made the probe slower in the VM (31
+ * ms against 23), loading the BTF being most of either.
+ */
 void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 {
 	struct btf *btf;
@@ -67,6 +75,7 @@ void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 
 	memset(k, 0, sizeof(*k));
 	k->feat.ops_data_off = k->feat.ops_fn_off = -ENOENT;
+	k->probed = true;
 	/* no BTF is an answer, not a warning of libbpf's on stderr */
 	if (access(MTHPCTL_VMLINUX_BTF, R_OK))
 		return;
@@ -144,6 +153,37 @@ int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 v
 	*(unsigned long *)(buf + doff + moff) = prog_fd;
 	if (bpf_map_update_elem(map_fd, &zero, buf, 0) && errno != EBUSY)
 		err = -errno;
+	free(buf);
+	return err;
+}
+
+int mthpctl_struct_ops_read(const struct mthpctl_kernel *k, int map_fd, __u32 *prog_id,
+			    __u32 *links)
+{
+	int doff = k->feat.ops_data_off, moff = k->feat.ops_fn_off, err = 0;
+	unsigned long id = 0;
+	struct bpf_map_info info;
+	__u32 zero = 0;
+	char *buf;
+
+	*prog_id = *links = 0;
+	if (!mthpctl_map_info(map_fd, &info) || info.type != BPF_MAP_TYPE_STRUCT_OPS)
+		return -EINVAL;
+	buf = calloc(1, info.value_size);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &zero, buf)) {
+		err = -errno;
+		goto out;
+	}
+	/* the value starts with struct bpf_struct_ops_common_value, whose
+	 * refcnt the lookup fills with the map's references other than user
+	 * ones (fds, pins): one per attached link */
+	memcpy(links, buf, sizeof(*links));
+	if (doff >= 0 && moff >= 0 && (__u32)(doff + moff) + sizeof(id) <= info.value_size)
+		memcpy(&id, buf + doff + moff, sizeof(id));
+	*prog_id = id <= ~0U ? id : 0;
+out:
 	free(buf);
 	return err;
 }

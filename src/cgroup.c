@@ -165,7 +165,16 @@ static int table_add(struct mthpctl_cg_table *t, __u64 id, const char *path)
 	return 0;
 }
 
-/* Directories below dir (path, open as fd), depth first; closes fd. */
+/*
+ * Directories below dir (path, open as fd), depth first; closes fd.
+ *
+ * A directory whose link count is 2 has no subdirectory (its "." and its
+ * entry in the parent; each subdirectory's ".." adds one): cgroup2 counts
+ * them so, and a node's cgroups are mostly leaves, each with some 60 files
+ * that reading the directory would list for nothing. Such a leaf is
+ * stat()ed, not opened and read. A file system that does not count
+ * subdirectories (btrfs: 1) gets every directory read.
+ */
 static int table_walk(struct mthpctl_cg_table *t, int fd, dev_t dev, char *path, size_t len,
 		      int depth)
 {
@@ -187,19 +196,16 @@ static int table_walk(struct mthpctl_cg_table *t, int fd, dev_t dev, char *path,
 			continue;
 		if (plen + 1 + strlen(de->d_name) >= len)
 			continue;	/* too deep to name */
-		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;	/* removed meanwhile, or not a directory */
-		if (fstat(cfd, &st) || st.st_dev != dev) {
-			close(cfd);
-			continue;
-		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    st.st_dev != dev)
+			continue;	/* removed meanwhile, not a directory, a mount */
 		snprintf(path + plen, len - plen, "/%s", de->d_name);
 		err = table_add(t, st.st_ino, path);
-		if (!err && depth < 64)
-			err = table_walk(t, cfd, dev, path, len, depth + 1);
-		else
-			close(cfd);
+		if (!err && depth < 64 && st.st_nlink != 2) {
+			cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd >= 0)
+				err = table_walk(t, cfd, dev, path, len, depth + 1);
+		}
 		path[plen] = '\0';
 	}
 	closedir(d);

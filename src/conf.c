@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "object.h"
 
 #define TARGET_MAX	4095	/* PATH_MAX less the NUL */
 
@@ -39,8 +40,45 @@ void mthpctl_conf_free(struct mthpctl_conf *c)
 	for (i = 0; i < c->n; i++)
 		entry_free(&c->e[i]);
 	free(c->e);
-	c->e = NULL;
-	c->n = 0;
+	free(c->slots);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The slot of target in c's table: its entry's, or the free one where it
+ * would go. The table has a free slot (at most half of them are used). */
+static size_t target_slot(const struct mthpctl_conf *c, const char *target)
+{
+	__u64 h = mthpctl_hash_bytes(target, strlen(target));
+	/* a multiplicative hash: its high half carries every byte, its low
+	 * bits only the words' low bits */
+	size_t mask = c->nr_slots - 1, i = (h ^ (h >> 32)) & mask;
+
+	while (c->slots[i] && strcmp(c->e[c->slots[i] - 1].target, target))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Make c's table hold its n entries, with room for one more: built anew
+ * when it has to grow, or when a failed file took entries away. 0 or
+ * -ENOMEM. */
+static int index_targets(struct mthpctl_conf *c)
+{
+	size_t nr = c->nr_slots, i;
+
+	if (c->slots && c->nr_hashed == c->n && 2 * (c->n + 1) <= nr)
+		return 0;
+	while (nr < 2 * (c->n + 1))
+		nr = nr ? 2 * nr : 64;
+	free(c->slots);
+	c->slots = calloc(nr, sizeof(*c->slots));
+	c->nr_slots = c->slots ? nr : 0;
+	c->nr_hashed = 0;
+	if (!c->slots)
+		return -ENOMEM;
+	for (i = 0; i < c->n; i++)
+		c->slots[target_slot(c, c->e[i].target)] = i + 1;
+	c->nr_hashed = c->n;
+	return 0;
 }
 
 int mthpctl_unit_name_check(const char *name, const char **why)
@@ -130,21 +168,30 @@ static int open_section(struct parse *ps, char *name)
 {
 	struct mthpctl_conf_entry *e, *ne;
 	const char *why;
-	size_t i;
+	size_t slot;
 
 	if (!*name)
 		return fail_at(ps, ps->line, "empty section name (use [/cgroup/path] or [name.service])");
 	if (name[0] == '/' ? check_path(name, &why) : mthpctl_unit_name_check(name, &why))
 		return fail_at(ps, ps->line, "[%s]: %s", name, why);
-	for (i = 0; i < ps->c->n; i++)
-		if (!strcmp(ps->c->e[i].target, name))
-			return fail_at(ps, ps->line, "[%s] is named already at %s:%d (one section per target)",
-				       name, ps->c->e[i].file, ps->c->e[i].line);
-	ne = realloc(ps->c->e, (ps->c->n + 1) * sizeof(*ne));
-	if (!ne)
+	if (index_targets(ps->c))
 		return fail_at(ps, ps->line, "out of memory");
-	ps->c->e = ne;
-	e = &ne[ps->c->n];
+	slot = target_slot(ps->c, name);
+	if (ps->c->slots[slot]) {
+		e = &ps->c->e[ps->c->slots[slot] - 1];
+		return fail_at(ps, ps->line, "[%s] is named already at %s:%d (one section per target)",
+			       name, e->file, e->line);
+	}
+	if (ps->c->n == ps->c->cap) {
+		size_t cap = ps->c->cap ? 2 * ps->c->cap : 16;
+
+		ne = realloc(ps->c->e, cap * sizeof(*ne));
+		if (!ne)
+			return fail_at(ps, ps->line, "out of memory");
+		ps->c->e = ne;
+		ps->c->cap = cap;
+	}
+	e = &ps->c->e[ps->c->n];
 	memset(e, 0, sizeof(*e));
 	e->target = strdup(name);
 	e->file = strdup(ps->file);
@@ -154,7 +201,8 @@ static int open_section(struct parse *ps, char *name)
 	}
 	e->is_unit = name[0] != '/';
 	e->line = ps->line;
-	ps->c->n++;
+	ps->c->slots[slot] = ++ps->c->n;
+	ps->c->nr_hashed++;
 	ps->cur = e;
 	return 0;
 }

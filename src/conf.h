@@ -37,7 +37,12 @@ struct mthpctl_conf_entry {
 
 struct mthpctl_conf {
 	struct mthpctl_conf_entry *e;
-	size_t n;
+	size_t n, cap;
+	/* the entries by target, hashed (conf.c): a node's configuration
+	 * names thousands of cgroups, and comparing each section with every
+	 * one before it is quadratic (10,000 sections: 5e7 strcmp()s) */
+	size_t *slots;		/* an entry's index + 1, or 0: free */
+	size_t nr_slots, nr_hashed;
 };
 
 /*

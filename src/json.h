@@ -18,6 +18,11 @@ struct jw {
 };
 
 void jw_init(struct jw *w, FILE *f, bool pretty);
+/* A writer into f for one value that w would write next (after its key):
+ * the same depth and layout, so that its text fits where jw_raw() puts it. */
+void jw_init_value_of(struct jw *sub, FILE *f, const struct jw *w);
+/* A value already written as JSON text by such a writer. */
+void jw_raw(struct jw *w, const char *json, size_t len);
 void jw_obj_open(struct jw *w);
 void jw_obj_close(struct jw *w);	/* at depth 0 also writes "\n" */
 void jw_arr_open(struct jw *w);

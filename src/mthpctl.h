@@ -139,6 +139,7 @@ const char *mthpctl_tva_name(__u32 tva);
 
 /* bpfutil.c */
 struct mthpctl_kernel {
+	bool probed;		/* false: not looked at (the rest unknown) */
 	bool btf;		/* /sys/kernel/btf/vmlinux loadable */
 	struct mthpctl_features feat;	/* what it has (nothing without BTF) */
 };
@@ -176,6 +177,12 @@ int mthpctl_lock_pins(bool create);
  * mthpctl_probe_kernel() found). 0 or -errno. */
 int mthpctl_struct_ops_ready(const struct mthpctl_kernel *k, int map_fd, __u32 value_size,
 			     int prog_fd);
+
+/* What the kernel keeps in the value of a struct_ops map: the id of the
+ * program in its choose_orders slot (0: none, or the probe found no offsets
+ * in k) and how many links the map has. 0 or -errno. */
+int mthpctl_struct_ops_read(const struct mthpctl_kernel *k, int map_fd, __u32 *prog_id,
+			    __u32 *links);
 
 /* MTHPCTL_DEBUG_TIMING=1 in the environment: mthpctl_timing() prints, on
  * stderr, the milliseconds since the previous call (or since start).
@@ -218,6 +225,19 @@ int mthpctl_attach_object(const char *cgroup, const char *file, const char *ops,
 __u32 mthpctl_pmd_order(void);
 int mthpctl_attach(const char *cgroup, const struct mthpctl_params *p, unsigned int flags,
 		   struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink);
+/*
+ * Many cgroups in one process (apply): a session makes the checks of the
+ * machine (capabilities, bpffs, the kernel's BTF) once and keeps the
+ * policy objects it loaded or found, so that a further cgroup with
+ * parameters seen before costs a link and its pins, not a skeleton open
+ * and a search through the pins. mthpctl_attach() is a session of one.
+ */
+struct mthpctl_attach_session;
+struct mthpctl_attach_session *mthpctl_attach_session_new(void);	/* NULL: no memory */
+void mthpctl_attach_session_free(struct mthpctl_attach_session *s);
+int mthpctl_attach_in(struct mthpctl_attach_session *s, const char *cgroup,
+		      const struct mthpctl_params *p, unsigned int flags,
+		      struct mthpctl_attach_result *res, const struct mthpctl_err_sink *sink);
 
 /* detach.c: detach the policy of the cgroup directory (*id: its cgroup
  * id), or of cgroup id (name: how messages call it); errors to sink (NULL:

@@ -6,7 +6,7 @@
 #include "pin.h"
 
 const char *const mthpctl_pin_objs[] = { "link", "conf", "cgstate", "totals", "sampler", "pending", "object",
-					   NULL };
+					   "prog", NULL };
 
 int mthpctl_pin_dir(const char *root, __u64 id, const char *suffix,
 		    char *out, size_t len)

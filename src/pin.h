@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgstate,totals,sampler,pending,object}
+ * bpffs pin layout: <root>/cg-<cgroup id>/{link,conf,cgstate,totals,sampler,pending,object,prog}
  *   link     the struct_ops link attaching the policy to the cgroup
+ *   prog     its choose_orders program (pins of an older mthpctl lack
+ *            it: status then finds the program through the kernel's BTF)
  *   conf     the policy's .rodata map (policy name and parameters)
  *   cgstate  per-cgroup state (cgroup local storage; key: a cgroup dir fd)
  *   totals   per-policy counters (per-CPU array)
@@ -21,6 +23,8 @@
 
 #define MTHPCTL_BPFFS		"/sys/fs/bpf"
 #define MTHPCTL_PIN_ROOT	MTHPCTL_BPFFS "/mthpctl"
+/* Room for MTHPCTL_PIN_ROOT "/cg-<id>" and its NUL, whatever the id. */
+#define MTHPCTL_PIN_DIR_LEN	sizeof(MTHPCTL_PIN_ROOT "/cg-18446744073709551615")
 
 extern const char *const mthpctl_pin_objs[];	/* NULL-terminated */
 

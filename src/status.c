@@ -2,9 +2,10 @@
 /*
  * mthpctl status: kernel support, global THP settings, attached policies.
  * This file parses the command line and gathers (struct status_env, one struct
- * policy per pin directory: its pins, its cgroups; what the kernel says of
- * its BPF objects in status_hook.c); the renderers read only what was
- * gathered: status_plain.c, status_json.c and status_prometheus.c.
+ * policy per pin directory: its pins in status_pins.c, its cgroups here; what
+ * the kernel says of its BPF objects in status_hook.c); the renderers read
+ * only what was gathered: status_plain.c, status_json.c and
+ * status_prometheus.c.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -79,7 +80,7 @@ static const char doc[] =
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
 
-void status_gather_kernel(struct status_env *e)
+void status_gather_kernel(struct status_env *e, bool probe)
 {
 	static char buf[65536];
 	struct mthpctl_psi psi;
@@ -87,7 +88,8 @@ void status_gather_kernel(struct status_env *e)
 	char path[4200];
 
 	memset(e, 0, sizeof(*e));
-	mthpctl_probe_kernel(&e->k);
+	if (probe)
+		mthpctl_probe_kernel(&e->k);
 	mthpctl_timing("probe");
 	e->psi = mthpctl_read_file("/proc/pressure/memory", buf, sizeof(buf)) > 0 &&
 		 !mthpctl_parse_psi(buf, &psi);
@@ -119,12 +121,14 @@ void status_gather_kernel(struct status_env *e)
 }
 
 /* counters: the machine-wide counters per size too (not for the status
- * of one cgroup: they are not its own, and they are most of its files) */
-static void gather_env(struct status_env *e, bool counters)
+ * of one cgroup: they are not its own, and they are most of its files);
+ * probe: the kernel's features (reading its BTF is most of the status of
+ * one cgroup, which does not show them) */
+static void gather_env(struct status_env *e, bool counters, bool probe)
 {
 	char buf[256];
 
-	status_gather_kernel(e);
+	status_gather_kernel(e, probe);
 	e->hp_counters = counters;
 	static const char *const plain_stats[] = { "anon_fault_alloc", "anon_fault_fallback" };
 
@@ -144,77 +148,18 @@ static void gather_env(struct status_env *e, bool counters)
 	mthpctl_host_sizes_of(e->hp, e->nr_hp, e->thp_enabled, &e->host);
 }
 
-static int open_pin(const char *dir, const char *obj)
+/* Does the cgroup directory at path (or open as cg_fd, when >= 0) hold
+ * state in the policy's storage? */
+static int has_state(int map_fd, const char *path, int cg_fd, struct mthpctl_cg *out)
 {
-	char path[4200];
-
-	mthpctl_pin_path(dir, obj, path, sizeof(path));
-	return bpf_obj_get(path);
-}
-
-/* Look key up into a buffer of the map's value size; the first len bytes. */
-static bool read_value(int fd, const void *key, void *val, size_t len)
-{
-	struct bpf_map_info info;
-	char buf[4096];
-
-	if (!mthpctl_map_info(fd, &info) || info.value_size < len || info.value_size > sizeof(buf) ||
-	    bpf_map_lookup_elem(fd, key, buf))
-		return false;
-	memcpy(val, buf, len);
-	return true;
-}
-
-/* What the pins say (no cgroup file system access). */
-static void gather_pins(struct status_policy *p)
-{
-	struct bpf_map_info info;
-	__u32 zero = 0;
-	int fd;
-
-	p->cgstate_fd = -1;
-	p->cg_state = p->cg_subtree = -1;
-	p->nr_effective = -1;
-	fd = open_pin(p->dir, "link");
-	if (fd >= 0) {
-		p->link_ok = !mthpctl_link_query(fd, &p->link);
-		p->attached = p->link_ok && p->link.map_id && p->link.cgroup_id == p->id;
-		close(fd);
-	}
-	fd = open_pin(p->dir, "conf");
-	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
-			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "object");
-	p->have_object = read_value(fd, &zero, &p->object, sizeof(p->object)) &&
-			 mthpctl_object_info_valid(&p->object);
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "totals");
-	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
-	if (fd >= 0)
-		close(fd);
-	fd = open_pin(p->dir, "cgstate");
-	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
-	    info.value_size == sizeof(struct mthpctl_cg))
-		p->cgstate_fd = fd;
-	else if (fd >= 0)
-		close(fd);
-}
-
-/* Does the cgroup directory at path hold state in the policy's storage? */
-static int has_state(int map_fd, const char *path, struct mthpctl_cg *out)
-{
-	struct mthpctl_cg v;
-	int fd, ret;
+	int fd = cg_fd, ret;
 
 	/* cgroup local storage: the key is the cgroup's directory fd */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 && (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	ret = bpf_map_lookup_elem(map_fd, &fd, out ? out : &v) ? -errno : 0;
-	close(fd);
+	ret = bpf_map_lookup_elem(map_fd, &fd, out) ? -errno : 0;
+	if (fd != cg_fd)
+		close(fd);
 	return ret;
 }
 
@@ -228,8 +173,9 @@ static int cmp_path(const void *a, const void *b)
 /*
  * What the cgroup file system adds: the policy's cgroup path, the state to
  * show, how many cgroups of its subtree hold state now, the live
- * memory.pressure and memory.stat. bypath: the table's entries sorted by
- * path.
+ * memory.pressure and memory.stat (if live: the metrics do not show them),
+ * and the policies in effect there (k: status_gather_programs()'s). bypath:
+ * the table's entries sorted by path.
  *
  * The state shown is the attached cgroup's own, or, when its tasks all live
  * in child cgroups (a slice, a service with sub-cgroups), the state of the
@@ -237,14 +183,18 @@ static int cmp_path(const void *a, const void *b)
  * of the task, so the attached cgroup itself may never fault.
  */
 static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table *t,
-			  struct mthpctl_cg_entry **bypath)
+			  struct mthpctl_cg_entry **bypath, const struct mthpctl_kernel *k, bool live)
 {
 	static char buf[65536];
-	char path[4200];
 	size_t lo = 0, hi = t->n, plen;
+	int cg_fd;
 
 	p->cgroup = mthpctl_cgroup_table_find(t, p->id);
 	if (!p->cgroup)
+		return;
+	/* opened once for its state and its files: a node has thousands */
+	cg_fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0)
 		return;
 	if (p->cgstate_fd >= 0) {
 		/* the subtree is the run of paths starting with the cgroup's */
@@ -266,7 +216,7 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			if (!self && q[plen] != '/')
 				continue;	/* a sibling sharing the prefix */
 			p->cg_subtree++;
-			if (has_state(p->cgstate_fd, q, &v))
+			if (has_state(p->cgstate_fd, q, self ? cg_fd : -1, &v))
 				continue;
 			p->cg_state++;
 			/* the cgroup's own state wins; else the largest child */
@@ -278,24 +228,17 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			}
 		}
 	}
-	snprintf(path, sizeof(path), "%s/memory.pressure", p->cgroup);
-	p->live_psi = mthpctl_read_file(path, buf, sizeof(buf)) > 0 &&
+	p->live_psi = live && mthpctl_read_file_at(cg_fd, "memory.pressure", buf, sizeof(buf)) > 0 &&
 		      !mthpctl_parse_psi(buf, &p->psi) && p->psi.full.present;
-	snprintf(path, sizeof(path), "%s/memory.stat", p->cgroup);
-	if (mthpctl_read_file(path, buf, sizeof(buf)) > 0) {
+	if (live && mthpctl_read_file_at(cg_fd, "memory.stat", buf, sizeof(buf)) > 0) {
 		__u64 anon = 0, shmem = 0;
 
 		p->live_usage = !mthpctl_stat_get(buf, "anon", &anon) &&
 				!mthpctl_stat_get(buf, "shmem", &shmem);
 		p->usage = anon + shmem;
 	}
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const struct status_policy *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
+	status_gather_effective(k, p, cg_fd);
+	close(cg_fd);
 }
 
 /*
@@ -313,59 +256,17 @@ static void gather_sharing(struct status_policy *pol, size_t n)
 					pol[i].object_links ? (int)pol[i].object_links : 1;
 }
 
-/* Every pin directory (or only's), with what its pins say. */
-size_t status_gather_pin_dirs(__u64 only, struct status_policy **out)
-{
-	struct status_policy *pol = NULL, *np;
-	struct dirent *de;
-	size_t n = 0;
-	__u64 id;
-	DIR *d;
-
-	if (only) {
-		/* one policy: its directory, no listing */
-		char dir[4096];
-
-		if (mthpctl_pin_dir(MTHPCTL_PIN_ROOT, only, NULL, dir, sizeof(dir)) ||
-		    access(dir, F_OK) || !(pol = calloc(1, sizeof(*pol))))
-			return 0;
-		pol->id = only;
-		snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
-		gather_pins(pol);
-		*out = pol;
-		return 1;
-	}
-	d = opendir(MTHPCTL_PIN_ROOT);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		if (mthpctl_pin_parse(de->d_name, &id))
-			continue;
-		np = realloc(pol, (n + 1) * sizeof(*pol));
-		if (!np)
-			break;
-		pol = np;
-		memset(&pol[n], 0, sizeof(pol[n]));
-		pol[n].id = id;
-		snprintf(pol[n].dir, sizeof(pol[n].dir), "%s/%s", MTHPCTL_PIN_ROOT, de->d_name);
-		gather_pins(&pol[n]);
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(pol, n, sizeof(*pol), cmp_policy);
-	*out = pol;
-	return n;
-}
-
 int cmd_status(int argc, char **argv)
 {
 	struct status_args a = {};
 	struct mthpctl_cg_entry **bypath = NULL;
 	struct mthpctl_cg_table t = {};
 	struct status_policy *pol = NULL;
+	const struct mthpctl_kernel *k;
+	struct mthpctl_kernel probed;
 	char *root = NULL;
 	struct status_env e;
+	int ret = MTHPCTL_EXIT_OK;
 	size_t n, i;
 	__u64 only = 0;
 
@@ -383,7 +284,10 @@ int cmd_status(int argc, char **argv)
 			return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s",
 					     mthpctl_cgroup_describe(a.cgroup, cr, err, msg, sizeof(msg)));
 	}
-	gather_env(&e, !a.cgroup || a.format == STATUS_PROMETHEUS);
+	/* the kernel's features are shown by status of all in text and
+	 * JSON; with --cgroup and in metrics they are not (null in JSON) */
+	gather_env(&e, !a.cgroup || a.format == STATUS_PROMETHEUS,
+		   !a.cgroup && a.format != STATUS_PROMETHEUS);
 	mthpctl_timing("hugepages");
 	n = status_gather_pin_dirs(only, &pol);
 	mthpctl_timing("pins");
@@ -397,20 +301,19 @@ int cmd_status(int argc, char **argv)
 				bypath[i] = &t.e[i];
 			qsort(bypath, t.n, sizeof(*bypath), cmp_path);
 		}
-		for (i = 0; i < n; i++) {
-			if (bypath)
-				gather_cgroup(&pol[i], &t, bypath);
-			if (pol[i].cgstate_fd >= 0)
-				close(pol[i].cgstate_fd);
-		}
-		mthpctl_timing("cgroups");
-		status_gather_hooks(&e, pol, n);
-		gather_sharing(pol, n);
+		mthpctl_timing("walk");
+		k = status_gather_programs(&e, pol, n, &probed);
 		mthpctl_timing("hooks");
+		for (i = 0; bypath && i < n; i++)
+			gather_cgroup(&pol[i], &t, bypath, k, a.format != STATUS_PROMETHEUS);
+		gather_sharing(pol, n);
+		mthpctl_timing("cgroups");
 	}
 
 	if (a.format == STATUS_PROMETHEUS)
-		status_print_prometheus(&e, pol, n);
+		ret = status_print_prometheus(&e, pol, n) ?
+		      mthpctl_error(MTHPCTL_EXIT_FAIL, "out of memory for the metrics of %zu policies", n) :
+		      MTHPCTL_EXIT_OK;
 	else if (g.json)
 		status_print_json(&e, pol, n);
 	else
@@ -420,7 +323,7 @@ int cmd_status(int argc, char **argv)
 	free(bypath);
 	mthpctl_cgroup_table_free(&t);
 	free(root);
-	free(pol);
+	status_policies_free(pol, n);
 	free(e.hp);
-	return MTHPCTL_EXIT_OK;
+	return ret;
 }

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl status: what the kernel says of a policy's BPF objects, beyond
- * its pins. Its choose_orders program (id, and bpf_stats' run count and
- * time), how many links its struct_ops map has (the cgroups sharing it),
- * and every bpf_mthp_ops in effect for its cgroup (BPF_PROG_QUERY).
+ * its pins: every bpf_mthp_ops in effect for its cgroup (BPF_PROG_QUERY),
+ * and the choose_orders program (id, and bpf_stats' run count and time)
+ * of a policy pinned without it, through the kernel's BTF.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +15,7 @@
 #include "mthpctl.h"
 #include "status.h"
 
-static bool prog_stats(int fd, struct status_policy *p)
+bool status_prog_read(int fd, struct status_policy *p)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -27,46 +26,39 @@ static bool prog_stats(int fd, struct status_policy *p)
 	p->prog_id = info.id;
 	p->run_cnt = info.run_cnt;
 	p->run_time_ns = info.run_time_ns;
+	/* a struct_ops program is loaded against its type: the BTF id of
+	 * struct bpf_mthp_ops, which BPF_PROG_QUERY takes */
+	p->ops_type_id = info.attach_btf_id;
 	return true;
 }
 
 /*
- * The policy's choose_orders program: the kernel keeps the ids of a
- * struct_ops map's programs in its value, at the offsets the BTF probe found.
+ * The choose_orders program of a policy whose pins have none (pinned by
+ * an older mthpctl): the kernel keeps the ids of a struct_ops map's
+ * programs in its value, at the offsets the BTF probe found.
  */
-static bool gather_hook(const struct status_env *e, struct status_policy *p)
+static bool gather_hook(const struct mthpctl_kernel *k, struct status_policy *p)
 {
-	int doff = e->k.feat.ops_data_off, moff = e->k.feat.ops_fn_off, fd;
-	struct bpf_map_info info;
-	__u32 zero = 0;
-	unsigned long id = 0;
-	char *buf;
+	__u32 prog_id, links;
+	bool found;
+	int fd;
 
-	if (!p->link_ok || !p->link.map_id || doff < 0 || moff < 0)
+	if (!p->link_ok || !p->link.map_id)
 		return false;
 	fd = bpf_map_get_fd_by_id(p->link.map_id);
 	if (fd < 0)
 		return false;
-	buf = NULL;
-	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_STRUCT_OPS &&
-	    (__u32)(doff + moff) + sizeof(id) <= info.value_size &&
-	    (buf = calloc(1, info.value_size)) && !bpf_map_lookup_elem(fd, &zero, buf)) {
-		memcpy(&id, buf + doff + moff, sizeof(id));
-		/* the value starts with struct bpf_struct_ops_common_value,
-		 * whose refcnt the lookup fills with the map's references
-		 * other than user ones (fds, pins): one per attached link */
-		memcpy(&p->object_links, buf, sizeof(p->object_links));
-	}
-	free(buf);
+	if (mthpctl_struct_ops_read(k, fd, &prog_id, &links))
+		prog_id = 0;
 	close(fd);
-	if (!id || id > ~0U)
+	if (!prog_id)
 		return false;
-	fd = bpf_prog_get_fd_by_id(id);
+	fd = bpf_prog_get_fd_by_id(prog_id);
 	if (fd < 0)
 		return false;
-	id = prog_stats(fd, p);
+	found = status_prog_read(fd, p);
 	close(fd);
-	return id;
+	return found;
 }
 
 /*
@@ -103,37 +95,51 @@ static void gather_hooks_by_maps(struct status_policy *pol, size_t n)
 				for (j = 0; j < n; j++)
 					if (!pol[j].prog_id && pol[j].totals_map_id &&
 					    pol[j].totals_map_id == maps[i])
-						prog_stats(fd, &pol[j]);
+						status_prog_read(fd, &pol[j]);
 		}
 		close(fd);
 	}
 }
 
-/* What the kernel says is in effect for the cgroup (needs the cgroup dir). */
-static void gather_effective(const struct status_env *e, struct status_policy *p)
+void status_gather_effective(const struct mthpctl_kernel *k, struct status_policy *p, int cg_fd)
 {
 	__u32 cnt = MTHPCTL_EFFECTIVE_SHOWN;
-	int fd;
 
-	if (!p->cgroup || !p->attached)
+	if (!p->attached)
 		return;
-	fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (!mthpctl_struct_ops_query(fd, e->k.feat.ops_type_id, true, p->effective, &cnt))
+	if (!mthpctl_struct_ops_query(cg_fd, p->ops_type_id ? p->ops_type_id : k->feat.ops_type_id,
+				      true, p->effective, &cnt))
 		p->nr_effective = cnt;
-	close(fd);
 }
 
-void status_gather_hooks(const struct status_env *e, struct status_policy *pol, size_t n)
+/* Does any policy need what only the kernel's BTF tells: its program not
+ * pinned (an older mthpctl's pins)? */
+static bool need_btf(const struct status_policy *pol, size_t n)
 {
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pol[i].link_ok && (!pol[i].prog_id || !pol[i].ops_type_id))
+			return true;
+	return false;
+}
+
+const struct mthpctl_kernel *status_gather_programs(const struct status_env *e,
+						    struct status_policy *pol, size_t n,
+						    struct mthpctl_kernel *own)
+{
+	const struct mthpctl_kernel *k = &e->k;
 	size_t i, missing = 0;
 
-	for (i = 0; i < n; i++) {
-		gather_effective(e, &pol[i]);
-		if (!gather_hook(e, &pol[i]) && pol[i].link_ok)
-			missing++;
+	if (!k->probed && need_btf(pol, n)) {
+		mthpctl_probe_kernel(own);
+		mthpctl_timing("btf");
+		k = own;
 	}
+	for (i = 0; i < n; i++)
+		if (!pol[i].prog_id && !gather_hook(k, &pol[i]) && pol[i].link_ok)
+			missing++;
 	if (missing)
 		gather_hooks_by_maps(pol, n);
+	return k;
 }

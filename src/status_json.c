@@ -4,21 +4,31 @@
  * object; its keys are documented in mthpctl-status(8).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "status.h"
 #include "sysfs.h"
 
+static void jw_kbool_or_null(struct jw *w, const char *k, bool known, bool v)
+{
+	jw_key(w, k);
+	if (known) jw_bool(w, v); else jw_null(w);
+}
+
 void status_kernel_json(struct jw *w, const struct status_env *e)
 {
 	jw_key(w, "kernel");
 	jw_obj_open(w);
-	jw_kbool(w, "btf", e->k.btf);
-	jw_kbool(w, "bpf_mthp_ops", e->k.feat.mthp_ops);
-	jw_kbool(w, "psi_kfunc", e->k.feat.psi_kfunc);
-	jw_kbool(w, "memcg_kfuncs", e->k.feat.memcg_kfuncs);
-	jw_kbool(w, "bpf_wq", e->k.feat.wq);
+	/* what the kernel's BTF says: null where status did not read it
+	 * (--cgroup) */
+	jw_kbool_or_null(w, "btf", e->k.probed, e->k.btf);
+	jw_kbool_or_null(w, "bpf_mthp_ops", e->k.probed, e->k.feat.mthp_ops);
+	jw_kbool_or_null(w, "psi_kfunc", e->k.probed, e->k.feat.psi_kfunc);
+	jw_kbool_or_null(w, "memcg_kfuncs", e->k.probed, e->k.feat.memcg_kfuncs);
+	jw_kbool_or_null(w, "bpf_wq", e->k.probed, e->k.feat.wq);
 	jw_kbool(w, "psi", e->psi);
 	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
 	jw_kbool(w, "memory_controller", e->memcg);
@@ -113,8 +123,109 @@ static void sample_json(struct jw *w, const struct mthpctl_state *s)
 	jw_obj_close(w);
 }
 
-/* "hook" and "totals" of a policy, built-in or the user's. */
-static void hook_totals_json(const struct status_env *e, const struct status_policy *p)
+/* A policy object's "totals" object. */
+static void totals_json(struct jw *w, const struct status_policy *p)
+{
+	jw_obj_open(w);
+	counters_json(w, &p->totals.cnt);
+	jw_ku64(w, "samples", p->totals.samples);
+	jw_ku64(w, "psi_errors", p->totals.psi_errors);
+	jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
+	jw_ku64(w, "entries_created", p->totals.entries_created);
+	jw_ku64(w, "queue_full", p->totals.queue_full);
+	jw_ku64(w, "gone", p->totals.gone);
+	jw_ku64(w, "sampler_runs", p->totals.sampler_runs);
+	jw_ku64(w, "wq_errors", p->totals.wq_errors);
+	jw_ku64(w, "no_state", p->totals.no_state);
+	jw_obj_close(w);
+}
+
+/*
+ * The "totals" of each policy as JSON text, rendered once per policy
+ * object: every cgroup linked to one object shows its counters, some 45
+ * numbers, most of a policy's JSON (10,000 cgroups on one object would
+ * format them 10,000 times). text[i]: pol[i]'s, NULL where it has none;
+ * len[i] its length; owner[i]: the policy whose entry frees the text.
+ */
+struct totals_texts {
+	char **text;
+	size_t *len;
+	bool *owner;
+};
+
+static void free_totals(struct totals_texts *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t->text && t->owner && i < n; i++)
+		if (t->owner[i])
+			free(t->text[i]);
+	free(t->text);
+	free(t->len);
+	free(t->owner);
+	memset(t, 0, sizeof(*t));
+}
+
+static int cmp_totals(const void *a, const void *b)
+{
+	const struct status_policy *const *x = a, *const *y = b;
+	__u32 mx = (*x)->totals_map_id, my = (*y)->totals_map_id;
+
+	return mx < my ? -1 : mx > my;
+}
+
+/* t for the n policies of pol, w: the writer at a policy's depth. false:
+ * no memory (t empty: each policy then writes its own). */
+static bool render_totals(const struct jw *w, const struct status_policy *pol, size_t n,
+			  struct totals_texts *t)
+{
+	const struct status_policy **by_map = malloc(n * sizeof(*by_map));
+	size_t i, k;
+	struct jw sub;
+	FILE *f;
+
+	t->text = calloc(n, sizeof(*t->text));
+	t->len = calloc(n, sizeof(*t->len));
+	t->owner = calloc(n, sizeof(*t->owner));
+	if (!by_map || !t->text || !t->len || !t->owner)
+		goto fail;
+	for (i = 0; i < n; i++)
+		by_map[i] = &pol[i];
+	qsort(by_map, n, sizeof(*by_map), cmp_totals);
+	for (i = 0; i < n; i++) {
+		const struct status_policy *p = by_map[i];
+
+		k = p - pol;
+		if (!p->have_totals)
+			continue;
+		if (i && p->totals_map_id && by_map[i - 1]->have_totals &&
+		    p->totals_map_id == by_map[i - 1]->totals_map_id) {
+			t->text[k] = t->text[by_map[i - 1] - pol];
+			t->len[k] = t->len[by_map[i - 1] - pol];
+			continue;
+		}
+		/* policies nest at one depth: any one's writer state fits */
+		f = open_memstream(&t->text[k], &t->len[k]);
+		if (!f)
+			goto fail;
+		t->owner[k] = true;
+		jw_init_value_of(&sub, f, w);
+		totals_json(&sub, p);
+		if (fclose(f))
+			goto fail;
+	}
+	free(by_map);
+	return true;
+fail:
+	free(by_map);
+	free_totals(t, n);
+	return false;
+}
+
+/* "hook" and "totals" of a policy, built-in or the user's; totals: its
+ * "totals" rendered already (render_totals()), or NULL. */
+static void hook_totals_json(const struct status_env *e, const struct status_policy *p,
+			     const char *totals, size_t totals_len)
 {
 	struct jw *w = &g.jw;
 	bool stats = e->bpf_stats > 0 && p->prog_id;
@@ -142,22 +253,12 @@ static void hook_totals_json(const struct status_env *e, const struct status_pol
 	if (stats && p->run_cnt) jw_double(w, (double)p->run_time_ns / p->run_cnt); else jw_null(w);
 	jw_obj_close(w);
 	jw_key(w, "totals");
-	if (p->have_totals) {
-		jw_obj_open(w);
-		counters_json(w, &p->totals.cnt);
-		jw_ku64(w, "samples", p->totals.samples);
-		jw_ku64(w, "psi_errors", p->totals.psi_errors);
-		jw_ku64(w, "memcg_errors", p->totals.memcg_errors);
-		jw_ku64(w, "entries_created", p->totals.entries_created);
-		jw_ku64(w, "queue_full", p->totals.queue_full);
-		jw_ku64(w, "gone", p->totals.gone);
-		jw_ku64(w, "sampler_runs", p->totals.sampler_runs);
-		jw_ku64(w, "wq_errors", p->totals.wq_errors);
-		jw_ku64(w, "no_state", p->totals.no_state);
-		jw_obj_close(w);
-	} else {
+	if (p->have_totals && totals)
+		jw_raw(w, totals, totals_len);
+	else if (p->have_totals)
+		totals_json(w, p);
+	else
 		jw_null(w);
-	}
 }
 
 /* A policy of the user's (attach --object): its object, no parameters or
@@ -169,12 +270,12 @@ static void object_json(const struct status_policy *p)
 	jw_kstr(w, "policy", "object");
 	jw_key(w, "object");
 	jw_obj_open(w);
-	jw_kstr(w, "file", p->object.file);
-	jw_kstr(w, "ops", p->object.ops);
-	jw_ku64(w, "size", p->object.size);
-	jw_ku64(w, "hash", p->object.hash);
+	jw_kstr(w, "file", p->object->file);
+	jw_kstr(w, "ops", p->object->ops);
+	jw_ku64(w, "size", p->object->size);
+	jw_ku64(w, "hash", p->object->hash);
 	/* false: no "totals" of mthp_ops.h's convention, "totals" is null */
-	jw_kbool(w, "counters_known", p->object.flags & MTHPCTL_OBJECT_STATS);
+	jw_kbool(w, "counters_known", p->object->flags & MTHPCTL_OBJECT_STATS);
 	jw_obj_close(w);
 }
 
@@ -197,7 +298,8 @@ static void sizes_json(const struct status_env *e, const struct status_policy *p
 	mthpctl_size_list_json(w, "taken_away_sizes_kb", taken);
 }
 
-static void print_policy_json(const struct status_env *e, const struct status_policy *p)
+static void print_policy_json(const struct status_env *e, const struct status_policy *p,
+			      const char *totals, size_t totals_len)
 {
 	struct jw *w = &g.jw;
 	__u32 reason = MTHPCTL_REASON_NONE;
@@ -216,7 +318,7 @@ static void print_policy_json(const struct status_env *e, const struct status_po
 	jw_ku64(w, "object_cgroups", p->object_cgroups);
 	if (p->have_object) {
 		object_json(p);
-		hook_totals_json(e, p);
+		hook_totals_json(e, p, totals, totals_len);
 		jw_obj_close(w);
 		return;
 	}
@@ -254,12 +356,14 @@ static void print_policy_json(const struct status_env *e, const struct status_po
 	/* cgroups of the subtree that hold state now (null: not known) */
 	jw_ku64_or_null(w, "cgroups_tracked", p->cg_state >= 0, p->cg_state);
 	jw_ku64_or_null(w, "cgroups_in_subtree", p->cg_subtree >= 0, p->cg_subtree);
-	hook_totals_json(e, p);
+	hook_totals_json(e, p, totals, totals_len);
 	jw_obj_close(w);
 }
 
 void status_print_json(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
+	struct totals_texts t = {};
+	bool rendered;
 	size_t i;
 
 	mthpctl_json_begin();
@@ -268,8 +372,19 @@ void status_print_json(const struct status_env *e, const struct status_policy *p
 	jw_kbool(&g.jw, "policies_readable", e->root || n);
 	jw_key(&g.jw, "policies");
 	jw_arr_open(&g.jw);
+	if (n) {
+		/* the writer as it is inside a policy, at its "totals" key */
+		struct jw at = g.jw;
+
+		at.depth += 1;
+		rendered = render_totals(&at, pol, n, &t);
+	} else {
+		rendered = false;
+	}
 	for (i = 0; i < n; i++)
-		print_policy_json(e, &pol[i]);
+		print_policy_json(e, &pol[i], rendered ? t.text[i] : NULL, rendered ? t.len[i] : 0);
 	jw_arr_close(&g.jw);
 	jw_obj_close(&g.jw);
+	if (rendered)
+		free_totals(&t, n);
 }

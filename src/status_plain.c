@@ -14,10 +14,14 @@ static const char *yesno(bool b) { return b ? "yes" : "no"; }
 
 void status_kernel_plain(const struct status_env *e)
 {
-	printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
-	       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
-	printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
-	       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
+	if (!e->k.probed) {
+		printf("  bpf_mthp_ops:       not probed for one cgroup (mthpctl version probes the kernel)\n");
+	} else {
+		printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
+		       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
+		printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
+		       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
+	}
 	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
 	printf("  cgroup2:            %s (memory controller: %s)\n",
 	       e->cg2[0] ? e->cg2 : "not mounted", yesno(e->memcg));
@@ -123,7 +127,7 @@ static void print_hook_cost_plain(const struct status_env *e, const struct statu
 /* A policy of the user's (attach --object): what status knows of it. */
 static void print_object_plain(const struct status_env *e, const struct status_policy *p)
 {
-	printf("    policy:        object %s (ops %s)\n", p->object.file, p->object.ops);
+	printf("    policy:        object %s (ops %s)\n", p->object->file, p->object->ops);
 	print_link_plain(p);
 	if (p->have_totals)
 		counters_plain("decisions:", &p->totals.cnt);

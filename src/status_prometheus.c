@@ -12,7 +12,9 @@
  * not know (no sample yet, bpf_stats off) is left out rather than written
  * as 0, so that a graph shows a gap and not a false zero.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "status.h"
@@ -75,19 +77,35 @@ static void label_value(const char *v)
 	}
 }
 
-/* name{cgroup="...",policy="..."[,extra]} */
-static void series(const struct family *f, const struct status_policy *p, const char *extra)
+/* cgroup="...",policy="...",object="..." of a policy (malloc'd; NULL: no
+ * memory), written once: every family repeats it, some 60 series a policy */
+static char *policy_labels(const struct status_policy *p)
 {
-	printf("%s{cgroup=\"", f->name);
-	label_value(p->cgroup ? p->cgroup : "");
-	printf("\",policy=\"%s\"", p->have_params ? mthpctl_policy_name(p->params.policy) :
-	       p->have_object ? "object" : "unknown");
+	const char *v = p->cgroup ? p->cgroup : "";
+	char *esc = malloc(2 * strlen(v) + 1), *e = esc, *labels;
+
+	if (!esc)
+		return NULL;
+	for (; *v; v++) {	/* as label_value() writes it */
+		if (*v == '\\' || *v == '"' || *v == '\n')
+			*e++ = '\\';
+		*e++ = *v == '\n' ? 'n' : *v;
+	}
+	*e = '\0';
 	/* cgroups attached with equal parameters share one object and its
 	 * counters: max by (object) counts them once */
-	printf(",object=\"%u\"", p->link_ok ? p->link.map_id : 0);
-	if (extra)
-		printf(",%s", extra);
-	printf("} ");
+	if (asprintf(&labels, "cgroup=\"%s\",policy=\"%s\",object=\"%u\"", esc,
+		     p->have_params ? mthpctl_policy_name(p->params.policy) :
+		     p->have_object ? "object" : "unknown", p->link_ok ? p->link.map_id : 0) < 0)
+		labels = NULL;
+	free(esc);
+	return labels;
+}
+
+/* name{labels[,extra]} */
+static void series(const struct family *f, const char *labels, const char *extra)
+{
+	printf("%s{%s%s%s} ", f->name, labels, extra ? "," : "", extra ? extra : "");
 }
 
 /* Which value a family takes for one policy; false: not known, left out. */
@@ -172,7 +190,7 @@ static bool v_run_time(const struct status_env *e, const struct status_policy *p
 
 /* A family with one series per policy, for those whose value is known. */
 static void per_policy(const struct family *f, value_fn fn, const struct status_env *e,
-		       const struct status_policy *pol, size_t n)
+		       const struct status_policy *pol, char *const *labels, size_t n)
 {
 	size_t i;
 	double v;
@@ -181,7 +199,7 @@ static void per_policy(const struct family *f, value_fn fn, const struct status_
 	for (i = 0; i < n; i++) {
 		if (!fn(e, &pol[i], &v))
 			continue;
-		series(f, &pol[i], NULL);
+		series(f, labels[i], NULL);
 		printf("%.17g\n", v);
 	}
 }
@@ -192,7 +210,7 @@ static void per_policy(const struct family *f, value_fn fn, const struct status_
  * whose answer status does not know are left out.
  */
 static void per_size(const struct family *f, __u64 sizes, bool taken, const struct status_env *e,
-		     const struct status_policy *pol, size_t n)
+		     const struct status_policy *pol, char *const *labels, size_t n)
 {
 	char extra[64];
 	__u64 granted, removed, which;
@@ -210,18 +228,28 @@ static void per_size(const struct family *f, __u64 sizes, bool taken, const stru
 				continue;
 			snprintf(extra, sizeof(extra), "size_bytes=\"%llu\"",
 				 (unsigned long long)(mthpctl_page_size() << o));
-			series(f, &pol[i], extra);
+			series(f, labels[i], extra);
 			printf("%d\n", !!(which & (1ULL << o)));
 		}
 	}
 }
 
-void status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
+int status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
-	char desc[256], extra[96];
+	char desc[256], extra[96], **labels;
 	__u32 reason, r, t;
 	size_t i;
 
+	labels = calloc(n + 1, sizeof(*labels));
+	for (i = 0; labels && i < n; i++)
+		if (!(labels[i] = policy_labels(&pol[i])))
+			break;
+	if (!labels || i < n) {
+		while (labels && i--)
+			free(labels[i]);
+		free(labels);
+		return -ENOMEM;
+	}
 	family(&f_info);
 	for (i = 0; i < n; i++) {
 		if (!pol[i].have_params)
@@ -233,13 +261,13 @@ void status_print_prometheus(const struct status_env *e, const struct status_pol
 		label_value(mthpctl_params_str(&pol[i].params, desc, sizeof(desc)));
 		printf("\"} 1\n");
 	}
-	per_policy(&f_attached, v_attached, e, pol, n);
+	per_policy(&f_attached, v_attached, e, pol, labels, n);
 
 	family(&f_calls);
 	for (i = 0; i < n; i++)
 		for (t = 0; pol[i].have_totals && t < MTHPCTL_NR_TVA; t++) {
 			snprintf(extra, sizeof(extra), "tva=\"%s\"", mthpctl_tva_name(t));
-			series(&f_calls, &pol[i], extra);
+			series(&f_calls, labels[i], extra);
 			printf("%llu\n", (unsigned long long)pol[i].totals.cnt.calls[t]);
 		}
 	family(&f_fallbacks);
@@ -248,7 +276,7 @@ void status_print_prometheus(const struct status_env *e, const struct status_pol
 			for (t = 0; t < MTHPCTL_NR_TVA; t++) {
 				snprintf(extra, sizeof(extra), "reason=\"%s\",tva=\"%s\"",
 					 mthpctl_reason_name(r), mthpctl_tva_name(t));
-				series(&f_fallbacks, &pol[i], extra);
+				series(&f_fallbacks, labels[i], extra);
 				printf("%llu\n", (unsigned long long)pol[i].totals.cnt.fallbacks[r][t]);
 			}
 
@@ -262,19 +290,23 @@ void status_print_prometheus(const struct status_env *e, const struct status_pol
 		status_allowed_mask(e, &pol[i], &reason);
 		for (r = 0; r < MTHPCTL_NR_REASON; r++) {
 			snprintf(extra, sizeof(extra), "reason=\"%s\"", mthpctl_reason_name(r));
-			series(&f_restricted, &pol[i], extra);
+			series(&f_restricted, labels[i], extra);
 			printf("%d\n", r == reason);
 		}
 	}
-	per_policy(&f_allowed, v_allowed, e, pol, n);
-	per_size(&f_granted, e->host.madvise, false, e, pol, n);
-	per_size(&f_taken, e->host.always, true, e, pol, n);
-	per_policy(&f_stall, v_stall, e, pol, n);
-	per_policy(&f_usage, v_usage, e, pol, n);
-	per_policy(&f_headroom, v_headroom, e, pol, n);
-	per_policy(&f_samples, v_samples, e, pol, n);
-	per_policy(&f_tracked, v_tracked, e, pol, n);
-	per_policy(&f_effective, v_effective, e, pol, n);
-	per_policy(&f_runs, v_runs, e, pol, n);
-	per_policy(&f_run_time, v_run_time, e, pol, n);
+	per_policy(&f_allowed, v_allowed, e, pol, labels, n);
+	per_size(&f_granted, e->host.madvise, false, e, pol, labels, n);
+	per_size(&f_taken, e->host.always, true, e, pol, labels, n);
+	per_policy(&f_stall, v_stall, e, pol, labels, n);
+	per_policy(&f_usage, v_usage, e, pol, labels, n);
+	per_policy(&f_headroom, v_headroom, e, pol, labels, n);
+	per_policy(&f_samples, v_samples, e, pol, labels, n);
+	per_policy(&f_tracked, v_tracked, e, pol, labels, n);
+	per_policy(&f_effective, v_effective, e, pol, labels, n);
+	per_policy(&f_runs, v_runs, e, pol, labels, n);
+	per_policy(&f_run_time, v_run_time, e, pol, labels, n);
+	for (i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	return 0;
 }

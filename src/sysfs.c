@@ -145,12 +145,17 @@ int mthpctl_parse_bracketed(const char *buf, char *out, size_t len)
 
 long mthpctl_read_file(const char *path, char *buf, size_t len)
 {
+	return mthpctl_read_file_at(AT_FDCWD, path, buf, len);
+}
+
+long mthpctl_read_file_at(int dir_fd, const char *path, char *buf, size_t len)
+{
 	size_t off = 0;
 	int fd;
 
 	if (!len)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (off < len - 1) {

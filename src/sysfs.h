@@ -43,6 +43,8 @@ const char *mthpctl_size_setting(const char *enabled, const char *top);
 
 /* Read a whole (small) file into buf, NUL-terminated. Returns bytes or -errno. */
 long mthpctl_read_file(const char *path, char *buf, size_t len);
+/* The same, path relative to the directory dir_fd (openat(2)). */
+long mthpctl_read_file_at(int dir_fd, const char *path, char *buf, size_t len);
 
 struct mthpctl_counter {
 	char name[48];

@@ -60,7 +60,7 @@ int mthpctl_print_version(void)
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(), libbpf_minor_version());
 	if (uname(&u))
 		u.release[0] = '\0';
-	status_gather_kernel(&e);
+	status_gather_kernel(&e, true);
 	have_from_env(&e, &have);
 	mthpctl_read_host_sizes(&host);
 	n = mthpctl_missing(&have, missing);

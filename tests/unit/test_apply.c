@@ -83,11 +83,41 @@ static void conf_good(void **state)
 					    err, sizeof(err)), MTHPCTL_EXIT_CONFIG);
 	assert_string_equal(err, "d/20.conf:3: [batch.slice] is named already at p.conf:8 (one section per target)");
 	assert_int_equal(c.n, 5);	/* nothing of the refused file */
+	/* nor in the index of targets: its a.service is free again */
+	assert_int_equal(mthpctl_conf_parse(&c, "d/30.conf", "[a.service]\n", TOP, PAGE, err, sizeof(err)), 0);
+	assert_int_equal(c.n, 6);
 	mthpctl_conf_free(&c);
 
 	assert_int_equal(parse(&c, ""), 0);
 	assert_int_equal(c.n, 0);
 	mthpctl_conf_free(&c);
+}
+
+/* A node's worth of sections: each found again by its name, wherever the
+ * table of targets had to grow */
+static void conf_many(void **state)
+{
+	struct mthpctl_conf c = {};
+	size_t len = 0, i, n = 10000;
+	char *text = malloc(n * 48), line[128];
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		len += sprintf(text + len, "[/sys/fs/cgroup/pod-%05zu]\n", i);
+	assert_int_equal(parse(&c, text), 0);
+	assert_int_equal(c.n, n);
+	assert_string_equal(c.e[n - 1].target, "/sys/fs/cgroup/pod-09999");
+	for (i = 0; i < n; i += 997) {
+		snprintf(line, sizeof(line), "[/sys/fs/cgroup/pod-%05zu]\n", i);
+		assert_int_equal(mthpctl_conf_parse(&c, "d.conf", line, TOP, PAGE, err, sizeof(err)),
+				 MTHPCTL_EXIT_CONFIG);
+		snprintf(line, sizeof(line), "d.conf:1: [/sys/fs/cgroup/pod-%05zu] is named already at "
+			 "p.conf:%zu (one section per target)", i, i + 1);
+		assert_string_equal(err, line);
+	}
+	assert_int_equal(c.n, n);
+	mthpctl_conf_free(&c);
+	free(text);
 }
 
 static void conf_refused(void **state)
@@ -411,6 +441,7 @@ int run_apply_tests(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(conf_good),
+		cmocka_unit_test(conf_many),
 		cmocka_unit_test(conf_refused),
 		cmocka_unit_test(spec_build),
 		cmocka_unit_test(spec_words),

@@ -12,10 +12,12 @@
 # This file holds what the tests share; each test is a file of its own in
 # tests/vm/t/ (t_NAME() in NAME.sh), sourced below.
 # Logs of the helpers go to $MTHP_RESULTS/vm-tests (or a temporary dir).
+# MTHPCTL=PATH tests another build (as tests/vm/bench-short.sh does: a
+# build broken on purpose, to see a test fail).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-M=$top/mthpctl
+M=${MTHPCTL:-$top/mthpctl}
 H=$top/.output/tests/vm
 CG=/sys/fs/cgroup/mthp-vm
 PINS=/sys/fs/bpf/mthpctl

@@ -49,7 +49,7 @@ t_object() {
 	       .ops == "vma_size_ops" and .shared == false' <<<"$out" >/dev/null ||
 		fail "attach --object printed: $out" || return 1
 	link=$(jq .link_id <<<"$out")
-	[ "$(pins_of "$ida")" = "link object totals " ] || fail "pins: $(pins_of "$ida")" || return 1
+	[ "$(pins_of "$ida")" = "link object prog totals " ] || fail "pins: $(pins_of "$ida")" || return 1
 	[ "$(link_of_cgroup "$ida")" = "$link" ] || fail "links of $a: $(link_of_cgroup "$ida")" || return 1
 
 	# a small mapping: 4 KiB pages only
@@ -96,7 +96,7 @@ t_object() {
 	out=$("$M" -j attach --cgroup "$a" --object "$two" --ops cap16k --replace) || fail "replace: $out" || return 1
 	jq -e --argjson l "$link" '.action == "replaced" and .link_id == $l and .ops == "cap16k"' <<<"$out" >/dev/null ||
 		fail "replace printed: $out" || return 1
-	[ "$(pins_of "$ida")" = "link object " ] || fail "pins after replace: $(pins_of "$ida")" || return 1
+	[ "$(pins_of "$ida")" = "link object prog " ] || fail "pins after replace: $(pins_of "$ida")" || return 1
 	f=$logs/s11-cap16k.out
 	"$H/faulter" -c "$a" -s 8 >"$f" 2>&1 || fail "faulter: $(tail -n2 "$f")" || return 1
 	line=$(probes "$f" 0 | head -n1)
@@ -110,10 +110,10 @@ t_object() {
 
 	# to the built-in policy and back: the other kind's pins go
 	"$M" attach --cgroup "$a" --policy fixed --max-size 32K --replace >/dev/null || fail "replace by fixed" || return 1
-	[ "$(pins_of "$ida")" = "cgstate conf link pending sampler totals " ] ||
+	[ "$(pins_of "$ida")" = "cgstate conf link pending prog sampler totals " ] ||
 		fail "pins of fixed: $(pins_of "$ida")" || return 1
 	"$M" attach --cgroup "$a" --object "$ex" --replace >/dev/null || fail "replace by the object" || return 1
-	[ "$(pins_of "$ida")" = "link object totals " ] || fail "pins back: $(pins_of "$ida")" || return 1
+	[ "$(pins_of "$ida")" = "link object prog totals " ] || fail "pins back: $(pins_of "$ida")" || return 1
 	[ "$(link_of_cgroup "$ida")" = "$link" ] || fail "link after 3 replaces: $(link_of_cgroup "$ida")" || return 1
 
 	# a second cgroup: an object of its own, never shared

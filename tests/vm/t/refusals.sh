@@ -38,10 +38,12 @@ t_refusals() {
 	refuse detach-not-attached 5 "$M" detach --cgroup "$c"
 	# The kernel's BTF as seen through a private mount namespace, with the
 	# type renamed: what mthpctl sees on a kernel without the series.
+	# --private: an attach that links to a loaded object of the pins (on
+	# a kernel with the series, then) reads no BTF.
 	fakebtf=$(mktemp /tmp/mthp-btf.XXXXXX)
 	if python3 -c 'import sys; d=open("/sys/kernel/btf/vmlinux","rb").read(); open(sys.argv[1],"wb").write(d.replace(b"bpf_mthp_ops", b"bpf_mthp_opX"))' "$fakebtf" 2>/dev/null; then
 		refuse kernel-lacks-bpf_mthp_ops 3 unshare -m sh -c \
-			'mount --bind "$2" /sys/kernel/btf/vmlinux || exit 99; exec "$0" attach --cgroup "$1"' "$M" "$c" "$fakebtf"
+			'mount --bind "$2" /sys/kernel/btf/vmlinux || exit 99; exec "$0" attach --cgroup "$1" --private' "$M" "$c" "$fakebtf"
 		out=$(unshare -m sh -c 'mount --bind "$1" /sys/kernel/btf/vmlinux && exec "$0" status' "$M" "$fakebtf")
 		grep -q '^  bpf_mthp_ops:       no (apply kernel/)$' <<<"$out" ||
 			refusal_fail+=("status without bpf_mthp_ops: $(head -n3 <<<"$out")")

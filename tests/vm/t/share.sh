@@ -13,7 +13,11 @@ t_share() {
 	a=$(mkcg sh-a) && b=$(mkcg sh-b) && c=$(mkcg sh-c) && d=$(mkcg sh-d) || return 1
 	ida=$(cg_id "$a") idb=$(cg_id "$b")
 	oa=$("$M" -j attach --cgroup "$a" --policy fixed --max-size 64K) || fail "attach a: $oa" || return 1
-	ob=$("$M" -j attach --cgroup "$b" --policy fixed --max-size 64K) || fail "attach b: $ob" || return 1
+	# linking to a loaded object reads no BTF: its program is pinned
+	ob=$(MTHPCTL_DEBUG_TIMING=1 "$M" -j attach --cgroup "$b" --policy fixed --max-size 64K 2>"$logs/s7-b.timing") ||
+		fail "attach b: $ob" || return 1
+	! grep -q 'timing: probe ' "$logs/s7-b.timing" && [ -e "$PINS/cg-$idb/prog" ] ||
+		fail "shared attach of b read the BTF or pinned no program: $(cat "$logs/s7-b.timing")" || return 1
 	oc=$("$M" -j attach --cgroup "$c" --policy fixed --max-size 64K --private) || fail "attach c: $oc" || return 1
 	od=$("$M" -j attach --cgroup "$d" --policy fixed --max-size 32K) || fail "attach d: $od" || return 1
 	obj=$(jq -r .object_id <<<"$oa")
@@ -79,4 +83,42 @@ t_share() {
 	[ -z "$(bpfobjs | grep '^link ')" ] && [ -z "$(ls -A "$PINS" 2>/dev/null)" ] ||
 		fail "left after detach --all: $(bpfobjs)" || return 1
 	note "a and b on struct_ops map $obj (2 links), --private and 32K apart; b kept the 64K cap after a's detach; map freed with its last link"
+
+	# apply attaches its cgroups in one process (an attach session):
+	# equal parameters link to the object it loaded for the first, each
+	# with its pins (the program's too); private = yes loads its own
+	local e1 e2 e3 ep conf ids f
+	e1=$(mkcg sh-e1) && e2=$(mkcg sh-e2) && e3=$(mkcg sh-e3) && ep=$(mkcg sh-ep) || return 1
+	conf=$logs/s7-apply.conf
+	printf '[%s]\npolicy = fixed\nmax-size = 64K\n\n' "$e1" "$e2" "$e3" >"$conf"
+	printf '[%s]\npolicy = fixed\nmax-size = 64K\nprivate = yes\n' "$ep" >>"$conf"
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" apply --config "$conf" 2>"$logs/s7-apply.timing") ||
+		fail "apply: $out $(cat "$logs/s7-apply.timing")" || return 1
+	# one session: the kernel probed once, the skeleton opened once for
+	# the three of equal parameters and once for the private one
+	[ "$(grep -c 'timing: probe ' "$logs/s7-apply.timing")" = 1 ] &&
+		[ "$(grep -c 'timing: open ' "$logs/s7-apply.timing")" = 2 ] ||
+		fail "apply's steps (one probe, two opens): $(grep -c 'timing: probe ' "$logs/s7-apply.timing") probes, $(grep -c 'timing: open ' "$logs/s7-apply.timing") opens" ||
+		return 1
+	out=$(status_json)
+	jq -e --arg ep "$ep" '[.policies[] | select(.cgroup | test("/sh-e[123]$"))] as $e |
+		($e | length) == 3 and ($e | map(.hook.struct_ops_map_id) | unique | length) == 1 and
+		($e | all(.object_cgroups == 3 and .attached and (.hook.prog_id | type) == "number")) and
+		(.policies[] | select(.cgroup == $ep) | .object_cgroups == 1 and
+		 .hook.struct_ops_map_id != $e[0].hook.struct_ops_map_id)' <<<"$out" >/dev/null ||
+		fail "apply's objects: $(jq -c '[.policies[] | {cgroup, object_cgroups, hook}]' <<<"$out")" || return 1
+	[ "$(bpfobjs | grep -c "^link .* map_id=$(jq '.policies[] | select(.cgroup | test("/sh-e3$")) | .hook.struct_ops_map_id' <<<"$out") ")" = 3 ] ||
+		fail "links of apply's shared object: $(bpfobjs | grep '^link')" || return 1
+	for f in "$e1" "$e2" "$e3" "$ep"; do
+		[ -e "$PINS/cg-$(cg_id "$f")/prog" ] || fail "no prog pin for $f" || return 1
+	done
+	f=$logs/s7-e3.out
+	"$H/faulter" -c "$e3" -s 8 >"$f" 2>&1 || fail "faulter e3: $(tail -n2 "$f")" || return 1
+	[ -n "$(probes "$f" 0 'v["o4"] > 0')" ] && [ -z "$(probes "$f" 0 'v["max_order"] > 4')" ] ||
+		fail "e3 under apply's shared 64K cap: $(tail -n1 "$f")" || return 1
+	: >"$logs/s7-empty.conf"
+	"$M" apply --config "$logs/s7-empty.conf" >/dev/null || fail "apply of an empty file" || return 1
+	[ -z "$(bpfobjs | grep '^link ')" ] && [ -z "$(ls -A "$PINS" 2>/dev/null)" ] ||
+		fail "left after apply of an empty file: $(bpfobjs)" || return 1
+	note "apply: 3 cgroups of equal parameters on one object, private = yes on its own"
 }

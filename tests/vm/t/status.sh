@@ -58,10 +58,32 @@ t_status() {
 	# the helpers' folios agree with what status claims
 	[ -n "$(probes "$logs/s4-f.out" 0 'v["max_order"] == 4')" ] || fail "fixed 64K: $(tail -n1 "$logs/s4-f.out")" || return 1
 	[ -n "$(probes "$logs/s4-n.out" 0 'v["max_order"] == 0')" ] || fail "never: $(tail -n1 "$logs/s4-n.out")" || return 1
-	# --cgroup narrows to one policy
-	out=$("$M" -j status --cgroup "$sf")
-	jq -e --arg f "$sf" '(.policies | length) == 1 and .policies[0].cgroup == $f' <<<"$out" >/dev/null ||
+	# --cgroup narrows to one policy, without reading the kernel's BTF:
+	# its features are null, the policy's program and the policies in
+	# effect come from its "prog" pin
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" -j status --cgroup "$sf" 2>"$logs/s4-one.timing")
+	! grep -q 'timing: btf ' "$logs/s4-one.timing" ||
+		fail "status --cgroup read the kernel's BTF: $(cat "$logs/s4-one.timing")" || return 1
+	jq -e --arg f "$sf" '(.policies | length) == 1 and .policies[0].cgroup == $f and
+	       ([.kernel | .btf, .bpf_mthp_ops, .psi_kfunc, .memcg_kfuncs, .bpf_wq] == [null, null, null, null, null]) and
+	       .kernel.bpffs and (.policies[0].hook.prog_id | type) == "number" and
+	       .policies[0].hook.effective_map_ids == [.policies[0].hook.struct_ops_map_id]' <<<"$out" >/dev/null ||
 		fail "status --cgroup: $out" || return 1
+	[ -e "/sys/fs/bpf/mthpctl/cg-$idf/prog" ] || fail "no prog pin for $sf" || return 1
+	"$M" status --cgroup "$sf" >"$logs/s4-status-one.txt"
+	grep -q '^  bpf_mthp_ops:       not probed for one cgroup' "$logs/s4-status-one.txt" &&
+		! grep -q '^  kfuncs:' "$logs/s4-status-one.txt" ||
+		fail "status --cgroup text: $(cat "$logs/s4-status-one.txt")" || return 1
+	# pins of an older mthpctl have no "prog": the program and the type
+	# are then found through the kernel's BTF
+	local prog_id
+	prog_id=$(jq '.policies[0].hook.prog_id' <<<"$out")
+	rm "/sys/fs/bpf/mthpctl/cg-$idf/prog" || fail "rm prog pin" || return 1
+	out=$(MTHPCTL_DEBUG_TIMING=1 "$M" -j status --cgroup "$sf" 2>"$logs/s4-one.timing")
+	grep -q 'timing: btf ' "$logs/s4-one.timing" ||
+		fail "status --cgroup without a prog pin did not read the BTF: $(cat "$logs/s4-one.timing")" || return 1
+	jq -e --argjson p "$prog_id" '.policies[0].hook | .prog_id == $p and .effective_map_ids == [.struct_ops_map_id]' \
+		<<<"$out" >/dev/null || fail "status --cgroup without a prog pin: $out" || return 1
 	# text
 	out=$("$M" status)
 	echo "$out" >"$logs/s4-status.txt"

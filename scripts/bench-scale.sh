@@ -8,11 +8,12 @@
 # its load step: libbpf and the verifier), times
 # `mthpctl status`, `mthpctl -j status`, `status --format=prometheus` and
 # `status --cgroup` of one policy,
-# measures the kernel memory of a policy and the page-fault cost with the N
-# attached (`mthpctl bench pagefault`: a policy of its own against always,
-# per round), then detaches (DETACH_SAMPLE of them timed one by one, the
-# rest with `detach --all`), measures the page-fault cost again with only
-# the benchmark's own policy attached, and removes the cgroups (also on
+# measures the kernel memory of a policy, runs one round of the page-fault
+# cost with the N attached (`mthpctl bench pagefault`: a policy of its own
+# against always), then detaches (DETACH_SAMPLE of them timed one by one,
+# the rest with `detach --all`), and runs the page-fault rounds with only
+# the benchmark's own policy attached and with the N attached again (one
+# apply) in turn, REPEATS of each; then removes the cgroups (also on
 # error and on SIGINT/SIGTERM; apply is then given an empty configuration
 # so that it forgets what it attached). The N attaches
 # have equal parameters, so they share one policy object (mthpctl-attach(8));
@@ -23,7 +24,8 @@
 #        scripts/bench-scale.sh --vm [-k KDIR] [-n N] [-p P] [-r REPEATS] [-b BASELINE]
 #   N        policies/cgroups (default 200)
 #   P        cgroups attached --private afterwards (default 20; 0: none)
-#   REPEATS  runs of each status timing (default 5)
+#   REPEATS  runs of each status timing, page-fault rounds in each state
+#            (default 5)
 #   JSON     write the figures there as JSON
 #   BASELINE another mthpctl build (e.g. of an older commit) timed the same
 #            way with the same N policies attached: status, and 5 attaches
@@ -263,14 +265,21 @@ sh -c 'echo $$ >"$1/cgroup.procs" && exec python3 -c "b = b\"x\" * (64 << 20)"' 
 "$M" -j status --cgroup "$first" | jq -c '.policies[0].hook' >"$tmp/hook"
 echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
 
-# page-fault cost with the N attached: ns per 4K page of a policy of the
-# benchmark's own (in its own cgroup) and its per-round ratio to always
-pf_cost() {	# NAME
+# page-fault cost with the N attached against with only the benchmark's
+# own policy: rounds of `bench pagefault` (a policy of its own against
+# always, in its own cgroup), one with the N attached, one with none of
+# them, the N attached again by one apply between, so a drift of the VM's
+# speed falls on both states alike; the cost is the per-round quotient of
+# the two rounds' ratios
+pf_round() {	# STATE: one round; "RATIO NS_PER_4K" appended to $tmp/pf_STATE
 	"$M" bench pagefault --modes always,policy --size 32M --iterations 4 \
-		--repeats "$repeats" --quiet --json-out "$tmp/pf_$1.json" >/dev/null 2>"$tmp/pf_$1.err" ||
-		{ echo "bench-scale: bench pagefault ($1) failed: $(tail -n 3 "$tmp/pf_$1.err")" >&2; return 1; }
+		--repeats 1 --quiet --json-out "$tmp/pf.json" >/dev/null 2>"$tmp/pf.err" ||
+		{ echo "bench-scale: bench pagefault ($1) failed: $(tail -n 3 "$tmp/pf.err")" >&2; return 1; }
+	jq -r '[.modes[] | select(.mode != "always")][0] | "\(.ratio_vs_always.median) \(.ns_per_4k)"' \
+		"$tmp/pf.json" >>"$tmp/pf_$1"
 }
-pf_cost n
+: >"$tmp/pf_n"; : >"$tmp/pf_one"
+pf_round n
 
 # detach: DETACH_SAMPLE one by one (timed each), the rest at once
 : >"$tmp/detach"
@@ -284,16 +293,38 @@ rest_ms=$(awk -v d=$(( $(now_us) - t0 )) -v k=$(( ${#cgs[@]} - dsample )) \
 	'BEGIN {printf "%.3f", k ? d / 1000 / k : 0}')
 # apply forgets the policies it attached (detached by hand above)
 : >"$tmp/empty.conf" && "$M" apply --config "$tmp/empty.conf" >/dev/null
-# the same with none of the N left: only the benchmark's own policy
-pf_cost one
-# ratio of the policy to always, per round: median [ci95] with n and with one
-pf_field() { jq -r "[.modes[] | select(.mode != \"always\")][0].$2" "$tmp/pf_$1.json" 2>/dev/null; }
-pf_n=$(pf_field n 'ratio_vs_always | "\(.median) \(.ci95_lo) \(.ci95_hi)"')
-pf_one=$(pf_field one 'ratio_vs_always | "\(.median) \(.ci95_lo) \(.ci95_hi)"')
-pfns_n=$(pf_field n ns_per_4k) pfns_one=$(pf_field one ns_per_4k)
-read -r pfr_n pfr_n_lo pfr_n_hi <<<"${pf_n:-null null null}"
-read -r pfr_1 pfr_1_lo pfr_1_hi <<<"${pf_one:-null null null}"
-pf_pct=$(awk -v a="$pfr_n" -v b="$pfr_1" 'BEGIN {if (a == "null" || b == "null" || b == 0) print "null"; else printf "%.2f", (a / b - 1) * 100}')
+# the other rounds, alternating: none of the N left, then all N again
+printf '[%s]\n' "${cgs[@]}" >"$tmp/all.conf"
+pf_round one
+for ((r = 2; r <= repeats; r++)); do
+	"$M" apply --config "$tmp/all.conf" >/dev/null 2>"$tmp/err" ||
+		{ echo "bench-scale: apply of $n cgroups failed: $(tail -n 3 "$tmp/err")" >&2; exit 1; }
+	pf_round n
+	"$M" apply --config "$tmp/empty.conf" >/dev/null
+	pf_round one
+done
+# median [bootstrap 95%] of each state's ratio to always, and of the cost
+# (with N / with one - 1, per round, in %)
+pf_stats() {
+	python3 - "$tmp/pf_n" "$tmp/pf_one" <<'PY'
+import random, statistics, sys
+n = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+one = [list(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+def ci(v, f="%.5f"):
+    if not v:
+        return "null null null"
+    rnd = random.Random(1)
+    meds = sorted(statistics.median(rnd.choices(v, k=len(v))) for _ in range(2000))
+    return " ".join(f % x for x in (statistics.median(v), meds[49], meds[1949]))
+k = min(len(n), len(one))
+cost = [(n[i][0] / one[i][0] - 1) * 100 for i in range(k) if one[i][0]]
+print(ci([x[0] for x in n]), ci([x[0] for x in one]), ci(cost, "%.2f"),
+      "%.2f" % statistics.median(x[1] for x in n) if n else "null",
+      "%.2f" % statistics.median(x[1] for x in one) if one else "null", k)
+PY
+}
+read -r pfr_n pfr_n_lo pfr_n_hi pfr_1 pfr_1_lo pfr_1_hi pf_pct pf_pct_lo pf_pct_hi \
+	pfns_n pfns_one pf_rounds < <(pf_stats)
 
 # policies with parameters of their own: one object each (--private)
 : >"$tmp/priv_load"
@@ -391,11 +422,11 @@ echo "-j status steps (ms, one run): $(steps "$tmp/status_json_steps")"
 echo "status --cgroup steps (ms, one run): $(steps "$tmp/status_one_steps")"
 echo "attach steps (ms, the last single attach): $(steps "$tmp/attach_steps" 2>/dev/null)"
 echo "hook (bpf_stats on): $(cat "$tmp/hook")"
-echo "page faults, a policy against always per round (bench pagefault, 32M x 4, $repeats rounds):"
+echo "page faults, a policy against always (bench pagefault, 32M x 4; $pf_rounds rounds in each state, interleaved):"
 echo "  with $n attached: ratio $pfr_n [$pfr_n_lo..$pfr_n_hi], policy ${pfns_n:-?} ns per 4K"
 echo "  with none of them: ratio $pfr_1 [$pfr_1_lo..$pfr_1_hi], policy ${pfns_one:-?} ns per 4K"
 abs_pct=${pf_pct#-}
-echo "  cost with $n against one: ${pf_pct}% (within 2%: $(ok "$abs_pct" 2); measured one state after the other, not interleaved)"
+echo "  cost with $n against one, per round: ${pf_pct}% [$pf_pct_lo..$pf_pct_hi] (within 2%: $(ok "$abs_pct" 2))"
 echo "pins left after detach: $left"
 
 if [ -n "$json" ]; then
@@ -425,7 +456,7 @@ if [ -n "$json" ]; then
  "pagefault": {"ratio_vs_always_with_n": {"median": $pfr_n, "ci95_lo": $pfr_n_lo, "ci95_hi": $pfr_n_hi},
    "ratio_vs_always_with_one": {"median": $pfr_1, "ci95_lo": $pfr_1_lo, "ci95_hi": $pfr_1_hi},
    "ns_per_4k_with_n": ${pfns_n:-null}, "ns_per_4k_with_one": ${pfns_one:-null},
-   "cost_vs_one_pct": $pf_pct},
+   "cost_vs_one_pct": $pf_pct, "cost_vs_one_pct_ci95": [$pf_pct_lo, $pf_pct_hi], "rounds": $pf_rounds},
  "memlock_per_policy_bytes": ${memlock_b:-null},
  "kmem_delta_per_policy_bytes": $per_kmem,
  "policy_objects": $nobj,

@@ -118,6 +118,17 @@ mmm() { sort -g | awk '{v[NR]=$1} END {if (!NR) {print "null null null"; exit}
 	printf "%.3f %.3f %.3f\n", v[1], m, v[NR]}'; }
 meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 kmem() { echo $(( $(meminfo Slab) + $(meminfo VmallocUsed) + $(meminfo Percpu) )); }
+# until kmem moves less than 128 KiB in a second (at most 60 s)
+kmem_settle() {
+	local a b i
+	sync; echo 3 >/proc/sys/vm/drop_caches; a=$(kmem)
+	for ((i = 0; i < 60; i++)); do
+		sleep 1
+		sync; echo 3 >/proc/sys/vm/drop_caches; b=$(kmem)
+		(( b - a < 128 && a - b < 128 )) && return
+		a=$b
+	done
+}
 
 # memlock bytes of one policy: its program, the maps the program uses and
 # the struct_ops map, each opened by id (bpf(2) through ctypes: the
@@ -330,7 +341,10 @@ read -r pfr_n pfr_n_lo pfr_n_hi pfr_1 pfr_1_lo pfr_1_hi pf_pct pf_pct_lo pf_pct_
 : >"$tmp/priv_load"
 per_priv=null
 if [ "$npriv" -gt 0 ]; then
-	sync; echo 3 >/proc/sys/vm/drop_caches
+	# the N detached just before are freed after RCU grace periods, for
+	# seconds under TCG at 10,000: a baseline taken meanwhile would count
+	# their freeing against the private policies (-514867 B each, once)
+	kmem_settle
 	kmemp0=$(kmem)
 	for ((i = 1; i <= npriv; i++)); do
 		cg=$prefix-p$i

@@ -414,11 +414,8 @@ static int open_policy(const struct mthpctl_params *p, struct policy_obj *o,
  * an fd, or -1 (no pin, a detached link, or another cgroup's). */
 static int attached_link(const char *dir, __u64 id, struct mthpctl_link *l)
 {
-	char path[4200];
-	int fd;
+	int fd = mthpctl_pin_get(dir, "link");
 
-	mthpctl_pin_path(dir, "link", path, sizeof(path));
-	fd = bpf_obj_get(path);
 	if (fd >= 0 && (mthpctl_link_query(fd, l) || !l->map_id || l->cgroup_id != id)) {
 		close(fd);
 		fd = -1;
@@ -433,7 +430,7 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 {
 	struct mthpctl_link l = {};
 	struct bpf_map_info info;
-	char path[4200], val[4096];
+	char val[4096];
 	__u32 zero = 0;
 	bool same;
 	int fd, i;
@@ -443,15 +440,13 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 		return false;
 	close(fd);
 	/* the whole section: it also holds what the skeleton does not show */
-	mthpctl_pin_path(dir, "conf", path, sizeof(path));
-	fd = bpf_obj_get(path);
+	fd = mthpctl_pin_get(dir, "conf");
 	same = want && mthpctl_map_info(fd, &info) && info.value_size == len && len <= sizeof(val) &&
 	       !bpf_map_lookup_elem(fd, &zero, val) && !memcmp(val, want, len);
 	o->shared = true;
 	o->map_fds[PIN_CONF] = fd;
 	for (i = PIN_CONF + 1; same && i <= PIN_TOTALS; i++) {
-		mthpctl_pin_path(dir, map_pin_names[i], path, sizeof(path));
-		o->map_fds[i] = bpf_obj_get(path);
+		o->map_fds[i] = mthpctl_pin_get(dir, map_pin_names[i]);
 		same = o->map_fds[i] >= 0;
 	}
 	if (same) {
@@ -465,8 +460,7 @@ static bool share_from(struct policy_obj *o, const char *dir, __u64 id, const vo
 	o->shared_with = id;
 	/* its program, pinned by the attach that made these pins: then the
 	 * kernel's BTF is not needed to find it (find_prog()) */
-	mthpctl_pin_path(dir, "prog", path, sizeof(path));
-	o->prog_fd = bpf_obj_get(path);
+	o->prog_fd = mthpctl_pin_get(dir, "prog");
 	return true;
 }
 

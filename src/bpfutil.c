@@ -264,6 +264,14 @@ int mthpctl_struct_ops_query(int cg_fd, __u32 type_id, bool effective, __u32 *ma
 	return 0;
 }
 
+int mthpctl_pin_get(const char *dir, const char *obj)
+{
+	char path[4200];
+	int err = mthpctl_pin_path(dir, obj, path, sizeof(path));
+
+	return err ? err : bpf_obj_get(path);
+}
+
 int mthpctl_rm_pin_dir(const char *dir)
 {
 	char path[4096];

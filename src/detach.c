@@ -50,11 +50,8 @@ static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcomm
 /* Detach the link pinned in dir (if any) and remove the pins. */
 static int detach_dir(const char *dir)
 {
-	char path[4096];
-	int fd;
+	int fd = mthpctl_pin_get(dir, "link");
 
-	mthpctl_pin_path(dir, "link", path, sizeof(path));
-	fd = bpf_obj_get(path);
 	if (fd >= 0) {
 		/* detach now even if someone else holds the link open */
 		bpf_link_detach(fd);

@@ -166,6 +166,8 @@ bool mthpctl_map_info(int fd, struct bpf_map_info *info);	/* false: no map */
 /* A policy's per-CPU totals map (its "totals" pin), summed over CPUs. */
 struct mthpctl_totals;
 bool mthpctl_read_totals(int fd, struct mthpctl_totals *t, __u32 *map_id);
+/* The BPF object pinned as obj in pin directory dir: an fd, or -errno. */
+int mthpctl_pin_get(const char *dir, const char *obj);
 /* Remove a pin directory and the objects mthpctl puts in it. 0 or -errno. */
 int mthpctl_rm_pin_dir(const char *dir);
 int mthpctl_ensure_pin_root(void);

@@ -22,14 +22,6 @@
 #include "pin.h"
 #include "status.h"
 
-static int open_pin(const char *dir, const char *obj)
-{
-	char path[4200];
-
-	mthpctl_pin_path(dir, obj, path, sizeof(path));
-	return bpf_obj_get(path);
-}
-
 /* Look key up into a buffer of the map's value size; the first len bytes. */
 static bool read_value(int fd, const void *key, void *val, size_t len)
 {
@@ -51,7 +43,7 @@ static void gather_link(struct status_policy *p)
 	p->cgstate_fd = -1;
 	p->cg_state = p->cg_subtree = -1;
 	p->nr_effective = -1;
-	fd = open_pin(p->dir, "link");
+	fd = mthpctl_pin_get(p->dir, "link");
 	if (fd >= 0) {
 		p->link_ok = !mthpctl_link_query(fd, &p->link);
 		p->attached = p->link_ok && p->link.map_id && p->link.cgroup_id == p->id;
@@ -63,7 +55,7 @@ static void gather_link(struct status_policy *p)
  * mthpctl have none: status_hook.c finds it through the kernel's BTF). */
 static void gather_prog(struct status_policy *p)
 {
-	int fd = open_pin(p->dir, "prog");
+	int fd = mthpctl_pin_get(p->dir, "prog");
 
 	if (fd < 0)
 		return;
@@ -86,23 +78,23 @@ static void gather_object(struct status_policy *p)
 	__u32 zero = 0, prog_id;
 	int fd;
 
-	fd = open_pin(p->dir, "conf");
+	fd = mthpctl_pin_get(p->dir, "conf");
 	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
 			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
 	if (fd >= 0)
 		close(fd);
-	fd = open_pin(p->dir, "object");
+	fd = mthpctl_pin_get(p->dir, "object");
 	if (fd >= 0) {
 		p->object = malloc(sizeof(*p->object));
 		p->have_object = p->object && read_value(fd, &zero, p->object, sizeof(*p->object)) &&
 				 mthpctl_object_info_valid(p->object);
 		close(fd);
 	}
-	fd = open_pin(p->dir, "totals");
+	fd = mthpctl_pin_get(p->dir, "totals");
 	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
 	if (fd >= 0)
 		close(fd);
-	fd = open_pin(p->dir, "cgstate");
+	fd = mthpctl_pin_get(p->dir, "cgstate");
 	if (mthpctl_map_info(fd, &info) && info.type == BPF_MAP_TYPE_CGRP_STORAGE &&
 	    info.value_size == sizeof(struct mthpctl_cg))
 		p->cgstate_fd = fd;

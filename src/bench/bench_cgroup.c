@@ -322,7 +322,7 @@ void bench_policy_detach(const char *cg)
 
 int bench_policy_counters(const char *cg, struct mthpctl_counters *c)
 {
-	char dir[4096], path[4200];
+	char dir[4096];
 	struct mthpctl_totals t;
 	struct stat st;
 	__u32 map_id;
@@ -332,10 +332,9 @@ int bench_policy_counters(const char *cg, struct mthpctl_counters *c)
 		return -errno;
 	/* the pin directory is named by the cgroup id, the directory's inode */
 	mthpctl_pin_dir(MTHPCTL_PIN_ROOT, st.st_ino, NULL, dir, sizeof(dir));
-	mthpctl_pin_path(dir, "totals", path, sizeof(path));
-	fd = bpf_obj_get(path);
+	fd = mthpctl_pin_get(dir, "totals");
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (mthpctl_read_totals(fd, &t, &map_id))
 		*c = t.cnt;
 	else

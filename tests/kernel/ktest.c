@@ -22,14 +22,17 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ktest_policies.skel.h"
+#include "ktest_mm.h"
 #include "ktest_psi.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
@@ -1067,6 +1070,251 @@ fail:
 	return -1;
 }
 
+/*
+ * A policy whose map a task without CAP_SYS_ADMIN filled in and linked (as
+ * a container or a BPF token's holder would, with CAP_BPF and CAP_PERFMON)
+ * may take sizes away but not grant: on a "madvise" host its cgroup gets
+ * 4 KiB folios from a policy returning every size; the same object linked
+ * by root grants PMD folios there.
+ */
+static int test_grant_unprivileged(void)
+{
+	struct folio_report unpriv = {}, priv = {};
+	int up[2], down[2], status, lfd = -1, ret = -1;
+	pid_t pid;
+	char c;
+
+	cg_make(KT_CG "/unpriv");
+	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	thp_set_all("madvise");
+	pid = fork();
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct caps[2];
+		struct ktest_policies *own;
+
+		close(up[0]);
+		close(down[1]);
+		if (syscall(SYS_capget, &hdr, caps))
+			_exit(2);
+		caps[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &hdr, caps))
+			_exit(3);
+		own = ktest_policies__open_and_load();
+		if (!own)
+			_exit(4);
+		own->bss->allowed_a = ~0UL;
+		if (!attach_link(own->maps.pol_mask_a, KT_CG "/unpriv"))
+			_exit(5);
+		/* hold the link until the parent has faulted */
+		if (write(up[1], "a", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(6);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0 || read(up[0], &c, 1) != 1) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "the child without CAP_SYS_ADMIN could not attach");
+		goto out;
+	}
+	if (fault_in_cgroup(KT_CG "/unpriv", 4 << 20, false, &unpriv))
+		goto out;
+	if (write(down[1], "q", 1) != 1)
+		goto out;
+	waitpid(pid, &status, 0);
+	pid = -1;
+	skel->bss->allowed_a = ~0UL;
+	lfd = attach(skel->maps.pol_mask_a, KT_CG "/unpriv");
+	if (lfd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach as root: %s", strerror(-lfd));
+		goto out;
+	}
+	if (fault_in_cgroup(KT_CG "/unpriv", 4 << 20, false, &priv))
+		goto out;
+	printf("#   madvise host, a policy returning every size: linked without CAP_SYS_ADMIN %ld of %d pages large (main order %d); linked by root %ld in 2M folios\n",
+	       large_pages(&unpriv), (4 << 20) / 4096, main_order(&unpriv), priv.pages[9]);
+	if (large_pages(&unpriv) != 0) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "a policy linked without CAP_SYS_ADMIN granted %ld large pages",
+			 large_pages(&unpriv));
+		goto out;
+	}
+	if (priv.pages[9] != (4 << 20) / 4096) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "linked by root: %ld pages in 2M folios, want all", priv.pages[9]);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	close(up[0]);
+	close(down[1]);
+	thp_set_all("always");
+	cg_remove(KT_CG "/unpriv");
+	return ret;
+}
+
+/* Is @pid's mm registered with khugepaged? 1 or 0; -1 if it cannot tell */
+static int khugepaged_registered(pid_t pid)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct mm_flags_args a = { .pid = pid };
+	int err;
+
+	opts.ctx_in = &a;
+	opts.ctx_size_in = sizeof(a);
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.read_mm_flags), &opts);
+	if (err || opts.retval || !a.has_mm)
+		return -1;
+	return !!(a.flags & (1ULL << KTEST_MMF_VM_HUGEPAGE));
+}
+
+/*
+ * A process that faults in fresh anonymous memory on request, in an mm of
+ * its own: exec'd, since fork() would copy a registration of ktest's mm.
+ */
+struct faulter {
+	pid_t pid;
+	int cmd;	/* a byte written here: fault FAULTER_LEN more bytes */
+	int done;	/* a byte read here: done */
+};
+
+#define FAULTER_LEN (4UL << 20)
+
+static int faulter_child(int cmd, int done)
+{
+	char c, *buf;
+	size_t i;
+
+	while (read(cmd, &c, 1) == 1) {
+		buf = mmap(NULL, FAULTER_LEN, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			return 3;
+		for (i = 0; i < FAULTER_LEN; i += 4096)
+			buf[i] = 1;
+		if (write(done, "d", 1) != 1)
+			return 4;
+	}
+	return 0;
+}
+
+static int faulter_start(struct faulter *f, const char *cgroup)
+{
+	int cmd[2], done[2];
+	char a1[16], a2[16];
+
+	if (pipe(cmd) || pipe(done))
+		return -1;
+	f->pid = fork();
+	if (f->pid == 0) {
+		close(cmd[1]);
+		close(done[0]);
+		if (cg_enter(cgroup))
+			_exit(2);
+		snprintf(a1, sizeof(a1), "%d", cmd[0]);
+		snprintf(a2, sizeof(a2), "%d", done[1]);
+		execl("/proc/self/exe", "ktest", "--faulter", a1, a2, (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(done[1]);
+	f->cmd = cmd[1];
+	f->done = done[0];
+	return f->pid < 0 ? -1 : 0;
+}
+
+/* 1 if registered after faulting FAULTER_LEN more bytes, 0 if not, -1 */
+static int faulter_fault(struct faulter *f)
+{
+	char c;
+
+	if (write(f->cmd, "f", 1) != 1 || read(f->done, &c, 1) != 1)
+		return -1;
+	return khugepaged_registered(f->pid);
+}
+
+static void faulter_stop(struct faulter *f)
+{
+	if (f->pid <= 0)
+		return;
+	close(f->cmd);
+	close(f->done);
+	waitpid(f->pid, NULL, 0);
+	f->pid = 0;
+}
+
+/*
+ * khugepaged registration follows the policies in effect, not whether one
+ * is attached anywhere: on a "madvise" host, with a policy returning every
+ * size attached to cgroup A and another to C, a process in A is registered
+ * on its anonymous faults, one in the sibling B is not; after A's policy is
+ * detached (C's still attached), and after C's too, B faulting more is
+ * still not registered.
+ */
+static int test_khugepaged_registration(void)
+{
+	struct faulter a = {}, b = {};
+	int lfd_a = -1, lfd_c = -1, ret = -1;
+	int reg_a, reg_b, reg_b_detached, reg_b_none, reg_a_detached;
+
+	cg_make(KT_CG "/reg_a");
+	cg_make(KT_CG "/reg_b");
+	cg_make(KT_CG "/reg_c");
+	thp_set_all("madvise");
+	skel->bss->allowed_a = ~0UL;
+	skel->bss->allowed_b = ~0UL;
+	lfd_a = attach(skel->maps.pol_mask_a, KT_CG "/reg_a");
+	lfd_c = attach(skel->maps.pol_mask_b, KT_CG "/reg_c");
+	if (lfd_a < 0 || lfd_c < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach: %s",
+			 strerror(-(lfd_a < 0 ? lfd_a : lfd_c)));
+		goto out;
+	}
+	if (faulter_start(&a, KT_CG "/reg_a") || faulter_start(&b, KT_CG "/reg_b")) {
+		snprintf(fail_msg, sizeof(fail_msg), "fork: %s", strerror(errno));
+		goto out;
+	}
+	reg_a = faulter_fault(&a);
+	reg_b = faulter_fault(&b);
+	close(lfd_a);
+	lfd_a = -1;
+	reg_b_detached = faulter_fault(&b);
+	reg_a_detached = faulter_fault(&a);
+	close(lfd_c);
+	lfd_c = -1;
+	reg_b_none = faulter_fault(&b);
+	printf("#   madvise host, registered with khugepaged: policy on A and C: A %d, B %d; A's detached: B %d (A %d, left from before); none attached: B %d\n",
+	       reg_a, reg_b, reg_b_detached, reg_a_detached, reg_b_none);
+	if (reg_a != 1 || reg_b != 0 || reg_b_detached != 0 || reg_b_none != 0) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "want A 1, B 0, 0, 0; got A %d, B %d, %d, %d (-1: unknown)",
+			 reg_a, reg_b, reg_b_detached, reg_b_none);
+		goto out;
+	}
+	ret = 0;
+out:
+	faulter_stop(&a);
+	faulter_stop(&b);
+	if (lfd_a >= 0)
+		close(lfd_a);
+	if (lfd_c >= 0)
+		close(lfd_c);
+	thp_set_all("always");
+	cg_remove(KT_CG "/reg_a");
+	cg_remove(KT_CG "/reg_b");
+	cg_remove(KT_CG "/reg_c");
+	return ret;
+}
+
 static int expect_rejected(const char *obj_path, const char *needle)
 {
 	struct bpf_object *obj;
@@ -1211,6 +1459,8 @@ static const struct test tests[] = {
 	{ "one_call_per_fault", test_one_call_per_fault, true },
 	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
 	{ "grant_madvise", test_grant_madvise, true },
+	{ "grant_unprivileged", test_grant_unprivileged, true },
+	{ "khugepaged_registration", test_khugepaged_registration, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },
 	{ "psi_disabled", test_psi_disabled, false },
@@ -1238,6 +1488,8 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && !strcmp(argv[1], "--fresh-mm-child"))
 		return fresh_mm_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "--faulter"))
+		return faulter_child(atoi(argv[2]), atoi(argv[3]));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(objdir, sizeof(objdir), "%s", argv[0]);
 	slash = strrchr(objdir, '/');

@@ -2,7 +2,9 @@
 /* Test policies for the bpf_mthp_ops kernel tests (tests/kernel/ktest.c). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include "ktest_mm.h"
 #include "ktest_psi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -139,5 +141,28 @@ int read_psi(struct psi_args *args)
 	args->io_some = stall_or_err(cgrp, BPF_PSI_IO_SOME);
 	args->bad_state = stall_or_err(cgrp, BPF_PSI_IRQ_FULL + 1);
 	bpf_cgroup_release(cgrp);
+	return 0;
+}
+
+/*
+ * A process's mm flags, for MMF_VM_HUGEPAGE: /proc shows no khugepaged
+ * registration, and the test kernel has no tracing.
+ */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+SEC("syscall")
+int read_mm_flags(struct mm_flags_args *args)
+{
+	struct task_struct *task = bpf_task_from_pid(args->pid);
+	struct mm_struct *mm;
+
+	if (!task)
+		return -1;
+	mm = BPF_CORE_READ(task, mm);
+	args->has_mm = mm != NULL;
+	if (mm)
+		bpf_core_read(&args->flags, sizeof(args->flags), &mm->flags);
+	bpf_task_release(task);
 	return 0;
 }

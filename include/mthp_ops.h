@@ -34,13 +34,18 @@
  * It is called for the anonymous memory of a task in the attached cgroup's
  * subtree (task_cgrp: the task's own cgroup; cgrp: the cgroup the policy is
  * attached to), under RCU: it must not sleep. ctx->request says who asks:
- * BPF_MTHP_FAULT (with ctx->address, once per page fault, for all its
- * candidate orders), BPF_MTHP_KHUGEPAGED or BPF_MTHP_SMAPS; MADV_COLLAPSE
+ * BPF_MTHP_FAULT (with ctx->address, once per page fault for all its
+ * candidate orders, again if the fault is retried, and for swap-ins),
+ * BPF_MTHP_KHUGEPAGED (khugepaged's scans, and mmap() or madvise() offering
+ * it a VMA, with address 0) or BPF_MTHP_SMAPS; MADV_COLLAPSE
  * does not ask. ctx also carries the VMA's range (vma_start, vma_end), the
  * process's resident anonymous bytes (rss_anon), BPF_MTHP_ADVISED in flags
  * for a MADV_HUGEPAGE region, and two masks: allowed, the orders the sysfs
  * settings allow, and grantable, the sizes the administrator left at
- * "madvise" that a policy may grant to this VMA. Bit N of a mask stands for
+ * "madvise" that a policy may grant to this VMA (0 while every policy in
+ * effect was linked by a task without CAP_SYS_ADMIN in the initial user
+ * namespace, as with a BPF token or in a container: such a policy may
+ * only take sizes away). Bit N of a mask stands for
  * a folio of PAGE_SIZE << N bytes (with 4 KiB pages: bit 2 = 16K, bit 4 =
  * 64K, bit 9 = 2M, the PMD size); bit 0 is never offered (a single page is
  * always allowed). The kernel keeps the return value & (allowed |

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -1162,6 +1164,153 @@ out:
 	return ret;
 }
 
+#define TOKEN_BPFFS "/tmp/ktest-token-bpffs"
+
+/*
+ * The child of test_grant_token(): root of a user namespace of its own,
+ * where it opens a bpffs context for the parent to configure, then loads
+ * the test policies with a BPF token from that bpffs and links one that
+ * returns every size to the cgroup; holds the link until told.
+ */
+static int token_child(int up, int down)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = TOKEN_BPFFS);
+	struct ktest_policies *own;
+	int fs_fd;
+	char c;
+
+	if (unshare(CLONE_NEWUSER) ||
+	    write_str("/proc/self/uid_map", "0 0 1") ||
+	    write_str("/proc/self/setgroups", "deny") ||
+	    write_str("/proc/self/gid_map", "0 0 1"))
+		return 2;
+	/* a bpffs owned by this user namespace: the token's scope */
+	fs_fd = fsopen("bpf", 0);
+	if (fs_fd < 0 || write(up, &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd))
+		return 3;
+	if (read(down, &c, 1) != 1 || c != 'm')
+		return 4;
+	own = ktest_policies__open_opts(&opts);
+	if (!own || ktest_policies__load(own))
+		return 5;
+	own->bss->allowed_a = ~0UL;
+	if (!attach_link(own->maps.pol_mask_a, KT_CG "/token"))
+		return 6;
+	if (write(up, &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd) || read(down, &c, 1) != 1)
+		return 7;
+	return 0;
+}
+
+/*
+ * A policy loaded and linked with a BPF token, from a user namespace (as in
+ * a container), may take sizes away but not grant: on a "madvise" host
+ * its cgroup gets 4 KiB folios from a policy returning every size; the
+ * same object linked by root grants PMD folios there. The parent, root of
+ * the initial user namespace, delegates every command, map, program and
+ * attach type through the bpffs, as a container runtime would.
+ */
+static int test_grant_token(void)
+{
+	struct folio_report tok = {}, priv = {};
+	int up[2], down[2], status, fs_fd, pidfd = -1, lfd = -1, ret = -1;
+	int mfd = -1, mnt_fd = -1;
+	const char *keys[] = { "delegate_cmds", "delegate_maps",
+			       "delegate_progs", "delegate_attachs" };
+	bool mounted = false;
+	size_t i;
+	pid_t pid;
+
+	cg_make(KT_CG "/token");
+	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	thp_set_all("madvise");
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		_exit(token_child(up[1], down[0]));
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0 || read(up[0], &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd)) {
+		snprintf(fail_msg, sizeof(fail_msg), "the child in a user namespace did not open a bpffs context");
+		goto out;
+	}
+	pidfd = pidfd_open(pid, 0);
+	mfd = pidfd < 0 ? -1 : pidfd_getfd(pidfd, fs_fd, 0);
+	if (mfd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "pidfd_getfd: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (fsconfig(mfd, FSCONFIG_SET_STRING, keys[i], "any", 0)) {
+			snprintf(fail_msg, sizeof(fail_msg), "fsconfig %s: %s", keys[i], strerror(errno));
+			goto out;
+		}
+	if (fsconfig(mfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) ||
+	    (mnt_fd = fsmount(mfd, 0, 0)) < 0 ||
+	    (mkdir(TOKEN_BPFFS, 0700) && errno != EEXIST) ||
+	    move_mount(mnt_fd, "", AT_FDCWD, TOKEN_BPFFS, MOVE_MOUNT_F_EMPTY_PATH)) {
+		snprintf(fail_msg, sizeof(fail_msg), "bpffs for the token: %s", strerror(errno));
+		goto out;
+	}
+	mounted = true;
+	if (write(down[1], "m", 1) != 1 || read(up[0], &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd)) {
+		waitpid(pid, &status, 0);
+		pid = -1;
+		snprintf(fail_msg, sizeof(fail_msg), "the child could not load or link with a token (exit %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		goto out;
+	}
+	if (fault_in_cgroup(KT_CG "/token", 4 << 20, false, &tok))
+		goto out;
+	if (write(down[1], "q", 1) != 1)
+		goto out;
+	waitpid(pid, &status, 0);
+	pid = -1;
+	skel->bss->allowed_a = ~0UL;
+	lfd = attach(skel->maps.pol_mask_a, KT_CG "/token");
+	if (lfd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach as root: %s", strerror(-lfd));
+		goto out;
+	}
+	if (fault_in_cgroup(KT_CG "/token", 4 << 20, false, &priv))
+		goto out;
+	printf("#   madvise host, a policy returning every size: linked with a BPF token from a user namespace %ld of %d pages large (main order %d); linked by root %ld in 2M folios\n",
+	       large_pages(&tok), (4 << 20) / 4096, main_order(&tok), priv.pages[9]);
+	if (large_pages(&tok) != 0) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "a policy linked with a BPF token granted %ld large pages", large_pages(&tok));
+		goto out;
+	}
+	if (priv.pages[9] != (4 << 20) / 4096) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "linked by root: %ld pages in 2M folios, want all", priv.pages[9]);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (mounted)
+		umount2(TOKEN_BPFFS, MNT_DETACH);
+	rmdir(TOKEN_BPFFS);
+	if (lfd >= 0)
+		close(lfd);
+	if (mnt_fd >= 0)
+		close(mnt_fd);
+	if (mfd >= 0)
+		close(mfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(up[0]);
+	close(down[1]);
+	thp_set_all("always");
+	cg_remove(KT_CG "/token");
+	return ret;
+}
+
 /* Is @pid's mm registered with khugepaged? 1 or 0; -1 if it cannot tell */
 static int khugepaged_registered(pid_t pid)
 {
@@ -1460,6 +1609,7 @@ static const struct test tests[] = {
 	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
 	{ "grant_madvise", test_grant_madvise, true },
 	{ "grant_unprivileged", test_grant_unprivileged, true },
+	{ "grant_token", test_grant_token, true },
 	{ "khugepaged_registration", test_khugepaged_registration, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },

@@ -1164,7 +1164,8 @@ out:
 	return ret;
 }
 
-#define TOKEN_BPFFS "/tmp/ktest-token-bpffs"
+/* a directory of the bpffs ktest mounts: the guest's root is read-only */
+#define TOKEN_BPFFS PIN_DIR "/ktest-token"
 
 /*
  * The child of test_grant_token(): root of a user namespace of its own,

@@ -2,7 +2,6 @@
 /* Test policies for the bpf_mthp_ops kernel tests (tests/kernel/ktest.c). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "ktest_mm.h"
 #include "ktest_psi.h"
@@ -159,10 +158,11 @@ int read_mm_flags(struct mm_flags_args *args)
 
 	if (!task)
 		return -1;
-	mm = BPF_CORE_READ(task, mm);
+	/* syscall programs have no probe_read helper: a direct, checked load */
+	mm = task->mm;
 	args->has_mm = mm != NULL;
 	if (mm)
-		bpf_core_read(&args->flags, sizeof(args->flags), &mm->flags);
+		args->flags = mm->flags.__mm_flags[0];
 	bpf_task_release(task);
 	return 0;
 }

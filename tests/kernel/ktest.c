@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -1164,41 +1164,83 @@ out:
 	return ret;
 }
 
-/* a directory of the bpffs ktest mounts: the guest's root is read-only */
-#define TOKEN_BPFFS PIN_DIR "/ktest-token"
+/* Pass @fd over the unix socket @sock (SCM_RIGHTS); -1 on error */
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* The fd passed over @sock, or -1 */
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {}, byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
 
 /*
- * The child of test_grant_token(): root of a user namespace of its own,
- * where it opens a bpffs context for the parent to configure, then loads
- * the test policies with a BPF token from that bpffs and links one that
- * returns every size to the cgroup; holds the link until told.
+ * The child of test_grant_token(): root of a user namespace of its own
+ * (and of a mount namespace, which fsopen() needs), it passes a bpffs
+ * context to the parent to configure, gets the mounted bpffs back, loads
+ * the test policies with a BPF token from it and links one that returns
+ * every size to the cgroup; holds the link until told.
  */
-static int token_child(int up, int down)
+static int token_child(int sock)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .bpf_token_path = TOKEN_BPFFS);
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct ktest_policies *own;
-	int fs_fd;
-	char c;
+	char path[64], c;
+	int fs_fd, mnt_fd;
 
 	if (unshare(CLONE_NEWUSER) ||
-	    write_str("/proc/self/uid_map", "0 0 1") ||
 	    write_str("/proc/self/setgroups", "deny") ||
+	    write_str("/proc/self/uid_map", "0 0 1") ||
 	    write_str("/proc/self/gid_map", "0 0 1"))
 		return 2;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 3;
 	/* a bpffs owned by this user namespace: the token's scope */
 	fs_fd = fsopen("bpf", 0);
-	if (fs_fd < 0 || write(up, &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd))
-		return 3;
-	if (read(down, &c, 1) != 1 || c != 'm')
+	if (fs_fd < 0 || send_fd(sock, fs_fd))
 		return 4;
+	mnt_fd = recv_fd(sock);
+	if (mnt_fd < 0)
+		return 5;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mnt_fd);
+	opts.bpf_token_path = path;
 	own = ktest_policies__open_opts(&opts);
 	if (!own || ktest_policies__load(own))
-		return 5;
+		return 6;
 	own->bss->allowed_a = ~0UL;
 	if (!attach_link(own->maps.pol_mask_a, KT_CG "/token"))
-		return 6;
-	if (write(up, &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd) || read(down, &c, 1) != 1)
 		return 7;
+	if (write(sock, "a", 1) != 1 || read(sock, &c, 1) != 1)
+		return 8;
 	return 0;
 }
 
@@ -1213,49 +1255,42 @@ static int token_child(int up, int down)
 static int test_grant_token(void)
 {
 	struct folio_report tok = {}, priv = {};
-	int up[2], down[2], status, fs_fd, pidfd = -1, lfd = -1, ret = -1;
-	int mfd = -1, mnt_fd = -1;
+	int sv[2], status, fs_fd = -1, mnt_fd = -1, lfd = -1, ret = -1;
 	const char *keys[] = { "delegate_cmds", "delegate_maps",
 			       "delegate_progs", "delegate_attachs" };
-	bool mounted = false;
 	size_t i;
 	pid_t pid;
+	char c;
 
 	cg_make(KT_CG "/token");
-	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	EXPECT(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s", strerror(errno));
 	thp_set_all("madvise");
 	pid = fork();
 	if (pid == 0) {
-		close(up[0]);
-		close(down[1]);
-		_exit(token_child(up[1], down[0]));
+		close(sv[0]);
+		_exit(token_child(sv[1]));
 	}
-	close(up[1]);
-	close(down[0]);
-	if (pid < 0 || read(up[0], &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd)) {
-		snprintf(fail_msg, sizeof(fail_msg), "the child in a user namespace did not open a bpffs context");
-		goto out;
-	}
-	pidfd = pidfd_open(pid, 0);
-	mfd = pidfd < 0 ? -1 : pidfd_getfd(pidfd, fs_fd, 0);
-	if (mfd < 0) {
-		snprintf(fail_msg, sizeof(fail_msg), "pidfd_getfd: %s", strerror(errno));
+	close(sv[1]);
+	fs_fd = pid < 0 ? -1 : recv_fd(sv[0]);
+	if (fs_fd < 0) {
+		waitpid(pid, &status, 0);
+		pid = -1;
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "the child in a user namespace did not open a bpffs context (exit %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		goto out;
 	}
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (fsconfig(mfd, FSCONFIG_SET_STRING, keys[i], "any", 0)) {
+		if (fsconfig(fs_fd, FSCONFIG_SET_STRING, keys[i], "any", 0)) {
 			snprintf(fail_msg, sizeof(fail_msg), "fsconfig %s: %s", keys[i], strerror(errno));
 			goto out;
 		}
-	if (fsconfig(mfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) ||
-	    (mnt_fd = fsmount(mfd, 0, 0)) < 0 ||
-	    (mkdir(TOKEN_BPFFS, 0700) && errno != EEXIST) ||
-	    move_mount(mnt_fd, "", AT_FDCWD, TOKEN_BPFFS, MOVE_MOUNT_F_EMPTY_PATH)) {
+	if (fsconfig(fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) ||
+	    (mnt_fd = fsmount(fs_fd, 0, 0)) < 0 || send_fd(sv[0], mnt_fd)) {
 		snprintf(fail_msg, sizeof(fail_msg), "bpffs for the token: %s", strerror(errno));
 		goto out;
 	}
-	mounted = true;
-	if (write(down[1], "m", 1) != 1 || read(up[0], &fs_fd, sizeof(fs_fd)) != sizeof(fs_fd)) {
+	if (read(sv[0], &c, 1) != 1) {
 		waitpid(pid, &status, 0);
 		pid = -1;
 		snprintf(fail_msg, sizeof(fail_msg), "the child could not load or link with a token (exit %d)",
@@ -1264,7 +1299,7 @@ static int test_grant_token(void)
 	}
 	if (fault_in_cgroup(KT_CG "/token", 4 << 20, false, &tok))
 		goto out;
-	if (write(down[1], "q", 1) != 1)
+	if (write(sv[0], "q", 1) != 1)
 		goto out;
 	waitpid(pid, &status, 0);
 	pid = -1;
@@ -1294,19 +1329,13 @@ out:
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (mounted)
-		umount2(TOKEN_BPFFS, MNT_DETACH);
-	rmdir(TOKEN_BPFFS);
 	if (lfd >= 0)
 		close(lfd);
 	if (mnt_fd >= 0)
 		close(mnt_fd);
-	if (mfd >= 0)
-		close(mfd);
-	if (pidfd >= 0)
-		close(pidfd);
-	close(up[0]);
-	close(down[1]);
+	if (fs_fd >= 0)
+		close(fs_fd);
+	close(sv[0]);
 	thp_set_all("always");
 	cg_remove(KT_CG "/token");
 	return ret;
@@ -1362,16 +1391,19 @@ static int faulter_start(struct faulter *f, const char *cgroup)
 	int cmd[2], done[2];
 	char a1[16], a2[16];
 
-	if (pipe(cmd) || pipe(done))
+	/*
+	 * Close-on-exec: a faulter started later must not keep this one's
+	 * command pipe open, or it never sees the end of its commands.
+	 */
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(done, O_CLOEXEC))
 		return -1;
 	f->pid = fork();
 	if (f->pid == 0) {
-		close(cmd[1]);
-		close(done[0]);
 		if (cg_enter(cgroup))
 			_exit(2);
-		snprintf(a1, sizeof(a1), "%d", cmd[0]);
-		snprintf(a2, sizeof(a2), "%d", done[1]);
+		/* dup() leaves the faulter's own ends open across exec */
+		snprintf(a1, sizeof(a1), "%d", dup(cmd[0]));
+		snprintf(a2, sizeof(a2), "%d", dup(done[1]));
 		execl("/proc/self/exe", "ktest", "--faulter", a1, a2, (char *)NULL);
 		_exit(127);
 	}

@@ -4,8 +4,10 @@
  * on the patched kernel: cgroup attachment of struct_ops links (upstream's
  * UAPI: the cgroup as target_fd, ordering flags, revision, cap, query by
  * type id), hierarchy, the folio sizes really allocated, tva_type,
- * khugepaged after a deny at mmap time, verifier refusals and the PSI
- * kfunc. Usage: ktest [TEST...]  (default: all but psi_disabled)
+ * khugepaged after a deny at mmap time, grant only by a policy linked with
+ * CAP_SYS_ADMIN (not without it, nor with a BPF token), khugepaged
+ * registration only in a cgroup with a policy, verifier refusals and the
+ * PSI kfunc. Usage: ktest [TEST...]  (default: all but psi_disabled)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1073,6 +1075,47 @@ fail:
 }
 
 /*
+ * The second half of the grant tests, on a "madvise" host: fault in
+ * @cgroup under the policy returning every size that a less privileged
+ * child (*@pid, told to quit through @ctl) linked there, then under the
+ * same object linked by root. The first must give no large folio, the
+ * second PMD folios. @how says how the child linked it.
+ */
+static int expect_grant_by_root_only(const char *cgroup, const char *how,
+				     pid_t *pid, int ctl)
+{
+	struct folio_report child = {}, root = {};
+	int lfd, status, ret = -1;
+
+	if (fault_in_cgroup(cgroup, 4 << 20, false, &child))
+		return -1;
+	EXPECT(write(ctl, "q", 1) == 1, "cannot tell the child to quit");
+	waitpid(*pid, &status, 0);
+	*pid = -1;
+	skel->bss->allowed_a = ~0UL;
+	lfd = attach(skel->maps.pol_mask_a, cgroup);
+	EXPECT(lfd >= 0, "attach as root: %s", strerror(-lfd));
+	if (fault_in_cgroup(cgroup, 4 << 20, false, &root))
+		goto out;
+	printf("#   madvise host, a policy returning every size: linked %s %ld of %d pages large (main order %d); linked by root %ld in 2M folios\n",
+	       how, large_pages(&child), (4 << 20) / 4096, main_order(&child), root.pages[9]);
+	if (large_pages(&child) != 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "a policy linked %s granted %ld large pages",
+			 how, large_pages(&child));
+		goto out;
+	}
+	if (root.pages[9] != (4 << 20) / 4096) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "linked by root: %ld pages in 2M folios, want all", root.pages[9]);
+		goto out;
+	}
+	ret = 0;
+out:
+	close(lfd);
+	return ret;
+}
+
+/*
  * A policy whose map a task without CAP_SYS_ADMIN filled in and linked (as
  * a container or a BPF token's holder would, with CAP_BPF and CAP_PERFMON)
  * may take sizes away but not grant: on a "madvise" host its cgroup gets
@@ -1081,8 +1124,7 @@ fail:
  */
 static int test_grant_unprivileged(void)
 {
-	struct folio_report unpriv = {}, priv = {};
-	int up[2], down[2], status, lfd = -1, ret = -1;
+	int up[2], down[2], status, ret = -1;
 	pid_t pid;
 	char c;
 
@@ -1122,41 +1164,12 @@ static int test_grant_unprivileged(void)
 			 "the child without CAP_SYS_ADMIN could not attach");
 		goto out;
 	}
-	if (fault_in_cgroup(KT_CG "/unpriv", 4 << 20, false, &unpriv))
-		goto out;
-	if (write(down[1], "q", 1) != 1)
-		goto out;
-	waitpid(pid, &status, 0);
-	pid = -1;
-	skel->bss->allowed_a = ~0UL;
-	lfd = attach(skel->maps.pol_mask_a, KT_CG "/unpriv");
-	if (lfd < 0) {
-		snprintf(fail_msg, sizeof(fail_msg), "attach as root: %s", strerror(-lfd));
-		goto out;
-	}
-	if (fault_in_cgroup(KT_CG "/unpriv", 4 << 20, false, &priv))
-		goto out;
-	printf("#   madvise host, a policy returning every size: linked without CAP_SYS_ADMIN %ld of %d pages large (main order %d); linked by root %ld in 2M folios\n",
-	       large_pages(&unpriv), (4 << 20) / 4096, main_order(&unpriv), priv.pages[9]);
-	if (large_pages(&unpriv) != 0) {
-		snprintf(fail_msg, sizeof(fail_msg),
-			 "a policy linked without CAP_SYS_ADMIN granted %ld large pages",
-			 large_pages(&unpriv));
-		goto out;
-	}
-	if (priv.pages[9] != (4 << 20) / 4096) {
-		snprintf(fail_msg, sizeof(fail_msg),
-			 "linked by root: %ld pages in 2M folios, want all", priv.pages[9]);
-		goto out;
-	}
-	ret = 0;
+	ret = expect_grant_by_root_only(KT_CG "/unpriv", "without CAP_SYS_ADMIN", &pid, down[1]);
 out:
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (lfd >= 0)
-		close(lfd);
 	close(up[0]);
 	close(down[1]);
 	thp_set_all("always");
@@ -1254,8 +1267,7 @@ static int token_child(int sock)
  */
 static int test_grant_token(void)
 {
-	struct folio_report tok = {}, priv = {};
-	int sv[2], status, fs_fd = -1, mnt_fd = -1, lfd = -1, ret = -1;
+	int sv[2], status, fs_fd = -1, mnt_fd = -1, ret = -1;
 	const char *keys[] = { "delegate_cmds", "delegate_maps",
 			       "delegate_progs", "delegate_attachs" };
 	size_t i;
@@ -1297,40 +1309,13 @@ static int test_grant_token(void)
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		goto out;
 	}
-	if (fault_in_cgroup(KT_CG "/token", 4 << 20, false, &tok))
-		goto out;
-	if (write(sv[0], "q", 1) != 1)
-		goto out;
-	waitpid(pid, &status, 0);
-	pid = -1;
-	skel->bss->allowed_a = ~0UL;
-	lfd = attach(skel->maps.pol_mask_a, KT_CG "/token");
-	if (lfd < 0) {
-		snprintf(fail_msg, sizeof(fail_msg), "attach as root: %s", strerror(-lfd));
-		goto out;
-	}
-	if (fault_in_cgroup(KT_CG "/token", 4 << 20, false, &priv))
-		goto out;
-	printf("#   madvise host, a policy returning every size: linked with a BPF token from a user namespace %ld of %d pages large (main order %d); linked by root %ld in 2M folios\n",
-	       large_pages(&tok), (4 << 20) / 4096, main_order(&tok), priv.pages[9]);
-	if (large_pages(&tok) != 0) {
-		snprintf(fail_msg, sizeof(fail_msg),
-			 "a policy linked with a BPF token granted %ld large pages", large_pages(&tok));
-		goto out;
-	}
-	if (priv.pages[9] != (4 << 20) / 4096) {
-		snprintf(fail_msg, sizeof(fail_msg),
-			 "linked by root: %ld pages in 2M folios, want all", priv.pages[9]);
-		goto out;
-	}
-	ret = 0;
+	ret = expect_grant_by_root_only(KT_CG "/token", "with a BPF token from a user namespace",
+					&pid, sv[0]);
 out:
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 	}
-	if (lfd >= 0)
-		close(lfd);
 	if (mnt_fd >= 0)
 		close(mnt_fd);
 	if (fs_fd >= 0)

@@ -137,12 +137,6 @@ int bench_set_thp(const char *value)
 	return 0;
 }
 
-void bench_drop_caches(void)
-{
-	sync();
-	bench_write_file("/proc/sys/vm/drop_caches", "3");
-}
-
 int bench_mount_bpffs(void)
 {
 	struct statfs sfs;

@@ -49,7 +49,7 @@ static int mx_round(const struct bench_opts *o, enum bench_mode mode, struct wl_
 	err = bench_mode_set_thp(mode, o);
 	if (err)
 		return err;
-	bench_drop_caches();
+	bench_settle_memory();
 	err = bench_cg_create("mixed", parent, sizeof(parent));
 	for (w = 0; w < MX_NR && !err; w++) {
 		char name[64];

@@ -184,7 +184,7 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 	err = bench_mode_set_thp(mode, o);
 	if (err)
 		return err;
-	bench_drop_caches();
+	bench_settle_memory();
 	err = bench_cg_create(k->name, cg, sizeof(cg));
 	if (err) {
 		cg[0] = '\0';

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c, and shell, gups, bloat, memcached, arenas, compile and
- * mixed in bench_workload.c) share, one section per file that implements it: the
+ * bench_sparse.c, bench_mixed.c, and shell, gups, bloat, memcached, arenas
+ * and compile in bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
@@ -99,6 +99,11 @@ struct bench_opts {
 	/* compile: the source tree, make's -j, the first N files (0: all) */
 	const char *cc_source;
 	unsigned int cc_jobs, cc_files;
+	/* mixed: the window every workload is measured over; the parent
+	 * cgroup's memory.high (0: 3/4 of what the workloads need); --requests
+	 * given (else mixed's own batch size) */
+	__u64 mx_window_ns, mx_node_high;
+	bool requests_given;
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -130,6 +135,10 @@ int bench_set_knob(const char *path, const char *value);
 /* Every hugepages-* and the global enabled set to value ("always",
  * "madvise", "never"); bench_restore() puts the saved values back. */
 int bench_set_thp(const char *value);
+/* One size alone: hugepages-SIZEkB/enabled always, every other size and
+ * the global enabled never (a global setting of one size). 0 or an exit
+ * code (printed). */
+int bench_set_thp_only(__u64 size_kb);
 /* Write value to path (no saving). 0 or -errno. */
 int bench_write_file(const char *path, const char *value);
 /* Mount bpffs if it is not (unmounted by bench_restore). 0 or -errno. */
@@ -393,7 +402,8 @@ int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat, memcached, arenas and compile (o->which):
  * bench_workload.c */
 int bench_workload(struct bench_opts *o);
-/* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
+/* a service, a batch job and small processes at once under one node
+ * limit, each over the same window (bench_mixed.c) */
 int bench_mixed(struct bench_opts *o);
 
 #endif

@@ -137,6 +137,31 @@ int bench_set_thp(const char *value)
 	return 0;
 }
 
+int bench_set_thp_only(__u64 size_kb)
+{
+	char mine[64];
+	bool found = false;
+	int i, err;
+
+	snprintf(mine, sizeof(mine), "/hugepages-%llukB/enabled", (unsigned long long)size_kb);
+	for (i = 0; i < env.nr_knobs; i++) {
+		const char *path = env.knobs[i].path, *value;
+
+		if (strncmp(path, MTHPCTL_THP_DIR "/", sizeof(MTHPCTL_THP_DIR)))
+			continue;
+		/* the global enabled too: it is what "inherit" would follow */
+		value = strstr(path, mine) ? "always" : "never";
+		found |= value[0] == 'a';
+		err = bench_write_file(path, value);
+		if (err)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot write %s to %s: %s",
+					     value, path, strerror(-err));
+	}
+	if (!found)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no %s%s", MTHPCTL_THP_DIR, mine);
+	return 0;
+}
+
 int bench_mount_bpffs(void)
 {
 	struct statfs sfs;

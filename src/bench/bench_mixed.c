@@ -135,33 +135,18 @@ static int small_run(const struct bench_opts *o, struct wl_result *res)
 {
 	static const char script[] = "while :; do " BENCH_WL_PIPELINE " || exit 1; echo; done";
 	pid_t pids[BENCH_WL_MAX_PIPELINES];
-	unsigned int i, started = 0;
+	unsigned int i, started;
 	__u64 t0 = bench_now_ns(), lines = 0;
 	char buf[4096];
-	int p[2], err = 0;
+	int p[2], err;
 
 	if (pipe(p)) {
 		res->err = errno;
 		return -res->err;
 	}
-	for (i = 0; i < o->wl_pipelines; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0) {
-			err = errno;
-			break;
-		}
-		if (!pids[i]) {
-			/* a process group of its own: killed with its pipeline */
-			setpgid(0, 0);
-			dup2(p[1], STDOUT_FILENO);
-			close(p[0]);
-			close(p[1]);
-			execl("/bin/sh", "sh", "-c", script, (char *)NULL);
-			_exit(127);
-		}
-		setpgid(pids[i], pids[i]);
-		started++;
-	}
+	/* the read end is not the shells' (their EOF is all of them ending) */
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	started = bench_wl_shells_start(script, "sh", o->wl_pipelines, p[1], pids, &err);
 	close(p[1]);
 	while (!err) {
 		__u64 now = bench_now_ns();

@@ -29,30 +29,46 @@
 
 /* --- the workloads (in the child) ------------------------------------- */
 
+unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned int n,
+				   int out_fd, pid_t *pids, int *err)
+{
+	unsigned int i;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			*err = errno;
+			break;
+		}
+		if (!pids[i]) {
+			/* a process group of its own: killed with its pipeline */
+			setpgid(0, 0);
+			if (out_fd >= 0) {
+				dup2(out_fd, STDOUT_FILENO);
+				close(out_fd);
+			}
+			execl("/bin/sh", "sh", "-c", script, arg, (char *)NULL);
+			_exit(127);
+		}
+		setpgid(pids[i], pids[i]);
+	}
+	return i;
+}
+
 /* shell: each pipeline a /bin/sh running the loop; all in parallel */
 static int shell_run(const struct bench_opts *o, struct wl_result *res)
 {
 	char script[512], loops[16];
 	pid_t pids[BENCH_WL_MAX_PIPELINES];
-	unsigned int i, started = 0;
-	int status, err = 0;
+	unsigned int i, started;
+	int status, err;
 	__u64 t0 = bench_now_ns();
 
 	snprintf(script, sizeof(script),
 		 "i=0; while [ $i -lt $0 ]; do " BENCH_WL_PIPELINE " || exit 1; i=$((i + 1)); done");
 	snprintf(loops, sizeof(loops), "%u", o->wl_loops);
-	for (i = 0; i < o->wl_pipelines; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0) {
-			err = errno;
-			break;
-		}
-		if (!pids[i]) {
-			execl("/bin/sh", "sh", "-c", script, loops, (char *)NULL);
-			_exit(127);
-		}
-		started++;
-	}
+	started = bench_wl_shells_start(script, loops, o->wl_pipelines, -1, pids, &err);
 	for (i = 0; i < started; i++)
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))

@@ -56,6 +56,11 @@ bool bench_wl_port_listening(unsigned int port);
  * until it listens on 127.0.0.1:PORT. 0, an exit code (printed; *server
  * -1 when it exited) or -EINTR. */
 int bench_wl_server_wait(const char *name, unsigned int port, pid_t *server);
+/* n /bin/sh -c script (arg its $0), each in a process group of its own,
+ * stdout to out_fd (-1: kept); their pids into pids. Returns how many
+ * started; *err the errno of a fork that failed, or 0. */
+unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned int n,
+				   int out_fd, pid_t *pids, int *err);
 /* The small programs of one pipeline, each a fork and exec (shell; bench
  * mixed's small processes) */
 #define BENCH_WL_PIPELINE	"seq 1 2000 | sort -nr | od -An -tx4 | grep -c 7 | wc -c >/dev/null"

@@ -71,7 +71,8 @@ struct mx_run {
 	struct wl_run w[MX_NR];
 	struct bench_cgstat node;	/* the parent's, at the end */
 	struct bench_memstat node_ms;	/* the parent's memory.stat delta */
-	__u64 free_pmd_blocks;		/* at the run's start, settled */
+	/* at the run's start: as the run before left it, and settled */
+	struct bench_start_state found, settled;
 };
 
 /* one column over the rounds */
@@ -82,7 +83,10 @@ struct mx_cell {
 	double pgfault[MX_NR], ops[MX_NR];
 	struct bench_folios folios[MX_NR];
 	struct bench_memstat ms[MX_NR], node_ms;
-	double node_high_events, node_peak, free_pmd_blocks;
+	double node_high_events, node_peak;
+	/* medians at the runs' starts: free 2M blocks and swap in use as the
+	 * run before left them, free 2M blocks settled */
+	double found_pmd_blocks, found_swap_used, free_pmd_blocks;
 };
 
 static struct {
@@ -298,7 +302,6 @@ static int mx_round(int col, struct mx_run *r)
 	const struct bench_opts *o = mx.o;
 	struct wl_live l[MX_NR];
 	char parent[600] = "", cg[MX_NR][600], high[32];
-	struct bench_start_state st;
 	struct bench_memstat ms0, ms1;
 	int w, err, ret = 0;
 
@@ -310,9 +313,9 @@ static int mx_round(int col, struct mx_run *r)
 	ret = col_set_thp(col);
 	if (ret)
 		return ret;
+	bench_start_state_read(&r->found);
 	bench_settle_memory();
-	bench_start_state_read(&st);
-	r->free_pmd_blocks = st.free_pmd_blocks;
+	bench_start_state_read(&r->settled);
 	err = bench_cg_create("mixed", parent, sizeof(parent));
 	snprintf(high, sizeof(high), "%llu", (unsigned long long)mx.node_high);
 	if (!err)
@@ -423,10 +426,18 @@ static void cell_compute(int col, int rounds)
 	c->node_high_events = bench_median(d, n);
 	c->node_peak = bench_median(e, n);
 	bench_memstat_median(ms, n, &c->node_ms);
-	for (rep = 0, n = 0; rep < rounds; rep++)
-		if (mx.runs[col][rep].done)
-			a[n++] = mx.runs[col][rep].free_pmd_blocks;
-	c->free_pmd_blocks = bench_median(a, n);
+	for (rep = 0, n = 0; rep < rounds; rep++) {
+		const struct mx_run *x = &mx.runs[col][rep];
+
+		if (!x->done)
+			continue;
+		a[n] = x->found.free_pmd_blocks;
+		b[n] = x->found.swap_used;
+		d[n++] = x->settled.free_pmd_blocks;
+	}
+	c->found_pmd_blocks = bench_median(a, n);
+	c->found_swap_used = bench_median(b, n);
+	c->free_pmd_blocks = bench_median(d, n);
 }
 
 /* The geometric mean of round rep's ratios of col (each workload's
@@ -596,6 +607,8 @@ static void mx_json_body(struct jw *w, void *ctx)
 		bench_json_ratio(w, "geomean_vs_own_best_static", &c->geomean);
 		bench_json_ratio(w, "vs_best_global", &c->vs_global);
 		jw_kdouble(w, "free_pmd_blocks_at_start", c->free_pmd_blocks);
+		jw_kdouble(w, "free_pmd_blocks_found", c->found_pmd_blocks);
+		jw_kdouble(w, "swap_used_found", c->found_swap_used);
 		jw_key(w, "node");
 		jw_obj_open(w);
 		jw_kdouble(w, "memory_high_events", c->node_high_events);
@@ -680,13 +693,15 @@ static void mx_text_body(void *ctx)
 	       col_name_or_dash(mx.best_global));
 	printf("counts (median): faults and swap-outs per workload, the batch's fill and 2M "
 	       "bytes, the small processes' peak against never's, the node's memory.high "
-	       "events and the free 2M blocks each run started with:\n");
-	printf("%-16s %-20s %-28s %-26s %-16s %s\n", "mode", "service flt/swpout",
-	       "batch fill s, flt, 2M MiB", "small peak MiB, flt", "node high ev", "free 2M");
+	       "events, the free 2M blocks each run found (left by the run before) and started "
+	       "with (settled), the swap in use it found:\n");
+	printf("%-16s %-20s %-28s %-26s %-14s %-20s %s\n", "mode", "service flt/swpout",
+	       "batch fill s, flt, 2M MiB", "small peak MiB, flt", "node high ev",
+	       "free 2M found/start", "swap MiB found");
 	for (col = 0; col < mx.ncols; col++) {
 		const struct mx_cell *c = &mx.cells[col];
 		double pn = bench_pct(c->peak[MX_SMALL].median, mx.cells[BENCH_NEVER].peak[MX_SMALL].median);
-		char s1[48], s2[64], s3[64], pc[16];
+		char s1[48], s2[64], s3[64], s4[48], pc[16];
 
 		if (!c->n)
 			continue;
@@ -697,8 +712,9 @@ static void mx_text_body(void *ctx)
 		snprintf(pc, sizeof(pc), isnan(pn) ? "-" : "%+.1f%%", pn);
 		snprintf(s3, sizeof(s3), "%.1f (%s), %.0f", c->peak[MX_SMALL].median / 1048576,
 			 pc, c->pgfault[MX_SMALL]);
-		printf("%-16s %-20s %-28s %-26s %-16.0f %.0f\n", mx.col_names[col], s1, s2, s3,
-		       c->node_high_events, c->free_pmd_blocks);
+		snprintf(s4, sizeof(s4), "%.0f/%.0f", c->found_pmd_blocks, c->free_pmd_blocks);
+		printf("%-16s %-20s %-28s %-26s %-14.0f %-20s %.1f\n", mx.col_names[col], s1, s2, s3,
+		       c->node_high_events, s4, c->found_swap_used / 1048576);
 	}
 	printf("anon folios of the service and the batch while they hold their memory (MiB by "
 	       "size, median):\n");

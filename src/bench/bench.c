@@ -131,8 +131,8 @@ static const struct argp_option options[] = {
 	{ "window", OPT_WINDOW, "DURATION", 0,
 	  "the window every workload's throughput is measured over (default 20s)", 11 },
 	{ "node-high", OPT_NODE_HIGH, "SIZE", 0,
-	  "memory.high of the workloads' parent cgroup (default 3/4 of --array-size plus "
-	  "--keys x --value-size)", 11 },
+	  "memory.high of the workloads' parent cgroup (default --array-size plus "
+	  "--keys x --value-size, less than they use)", 11 },
 	{ 0 }
 };
 

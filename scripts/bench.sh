@@ -12,12 +12,16 @@
 #   that also answers 4 KiB, called as often, and that floor's own cost);
 #   sparse; the field's workloads, shell, gups, bloat, arenas (a
 #   jemalloc-like allocator's bloat), compile (make -j2 of this tree's
-#   compile-bench target) and memcached, and shell, gups and bloat at
-#   once, mixed (each with simple beside auto); a redis run
+#   compile-bench target) and memcached (each with simple beside auto);
+#   mixed (a service, a batch job and small processes at once under a
+#   node limit, each over a 20 s window; simple beside auto, the caps
+#   16K and 64K alone); a redis run
 #   on a madvise host (--host madvise: the host's default alone, the host
 #   at always, the caps, simple and auto); the scale figures
 #   (scripts/bench-scale.sh, 200 policies); and
 #   the demo (scripts/demo.sh --guest, ~2 min) for its decision timeline.
+# Each benchmark starts with the zram swap emptied (and mthpctl settles
+# the rest: caches, compaction, khugepaged; its report shows the state).
 # Then, on the host, the plots (scripts/bench-plots.py) beside the tables.
 # Writes into OUT (default .output/bench/<UTC date>/, linked as
 # .output/bench/latest):
@@ -57,12 +61,20 @@ guest() {
 	local repeats=${BENCH_REPEATS:-3} t0 rc=0
 	t0=$(date +%s)
 	cd "$out" || exit 1
+	# zram swap, emptied before each benchmark: what an earlier one pushed
+	# out is not in the next one's swap (mthpctl-bench(8), START STATE;
+	# mthpctl settles the rest itself and reports the state it found)
+	zram_reset() {
+		swapoff /dev/zram0 2>/dev/null
+		echo 1 >/sys/block/zram0/reset &&
+			echo 1G >/sys/block/zram0/disksize &&
+			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+	}
 	{
 		echo "zram swap:"
 		modprobe zram 2>/dev/null
 		[ -e /sys/block/zram0 ] || cat /sys/class/zram-control/hot_add >/dev/null
-		echo 1G >/sys/block/zram0/disksize &&
-			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 && swapon --show
+		zram_reset && swapon --show
 	} >zram.log 2>&1 || { echo "bench: zram swap setup failed:"; cat zram.log; }
 	"$M" status >status.txt 2>&1
 
@@ -73,6 +85,7 @@ guest() {
 		set -- "$@" ${BENCH_UNTIL_WIDTH:+--until-width "$BENCH_UNTIL_WIDTH"} \
 			${BENCH_MAX_TIME:+--max-time "$BENCH_MAX_TIME"}
 		echo "bench: $name: mthpctl bench $*" >&2
+		zram_reset >>zram.log 2>&1 || echo "bench: $name: zram reset failed (zram.log)" >&2
 		{
 			echo "=== $name: mthpctl bench $* --repeats $repeats"
 			"$M" bench "$@" --repeats "$repeats" --json-out "$out/$name.json" \
@@ -101,7 +114,7 @@ guest() {
 	# memaslap made 2,600-3,600 operations/s in the VM (16 connections,
 	# TCG): 40,000 operations are ~15 s a run
 	run memcached memcached --keys 40000 --requests 40000
-	run mixed mixed --array-size 128M
+	run mixed mixed
 	run redis_madvise redis --host madvise --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
 	swapoff /dev/zram0 2>/dev/null
 	echo "bench: scale: scripts/bench-scale.sh -n ${SCALE_N:-200}" >&2

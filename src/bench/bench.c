@@ -19,6 +19,7 @@ enum {
 	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
 	OPT_CACHE_SIZE, OPT_MEMCACHED, OPT_MEMASLAP,
 	OPT_ARENAS, OPT_ARENA_SIZE, OPT_TOUCH_PAGES, OPT_SOURCE, OPT_JOBS, OPT_FILES,
+	OPT_WINDOW, OPT_NODE_HIGH,
 };
 
 /* The benchmarks, as BENCHMARK words (the usage line and the errors). */
@@ -124,6 +125,14 @@ static const struct argp_option options[] = {
 	  "the mthpctl source tree to compile (default the one mthpctl was built from)", 10 },
 	{ "jobs", OPT_JOBS, "N", 0, "make -j (default the online CPUs)", 10 },
 	{ "files", OPT_FILES, "N", 0, "compile the first N files only (default all)", 10 },
+	{ NULL, 0, NULL, 0, "mixed options (and redis' --keys, --requests (per redis-benchmark "
+	  "batch, default 20000), --value-size, --clients, --pipeline, --port, --sizes; gups' "
+	  "--array-size; shell's --pipelines):", 11 },
+	{ "window", OPT_WINDOW, "DURATION", 0,
+	  "the window every workload's throughput is measured over (default 20s)", 11 },
+	{ "node-high", OPT_NODE_HIGH, "SIZE", 0,
+	  "memory.high of the workloads' parent cgroup (default --array-size plus "
+	  "--keys x --value-size, less than they use)", 11 },
 	{ 0 }
 };
 
@@ -199,7 +208,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_QUIET: o->quiet = true; break;
 	case OPT_JSON_OUT: o->json_out = arg; break;
 	case OPT_KEYS: COUNT(keys, 1, 1000000000, "--keys"); break;
-	case OPT_REQUESTS: COUNT(requests, 1, 1000000000, "--requests"); break;
+	case OPT_REQUESTS:
+		COUNT(requests, 1, 1000000000, "--requests");
+		o->requests_given = true;
+		break;
 	case OPT_VALUE_SIZE: SIZE(value_size, 1, "--value-size"); break;
 	case OPT_CLIENTS: COUNT(clients, 1, 10000, "--clients"); break;
 	case OPT_PIPELINE: COUNT(pipeline, 1, 10000, "--pipeline"); break;
@@ -258,6 +270,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SOURCE: o->cc_source = arg; break;
 	case OPT_JOBS: COUNT(cc_jobs, 1, 1024, "--jobs"); break;
 	case OPT_FILES: COUNT(cc_files, 1, 100000, "--files"); break;
+	case OPT_WINDOW:
+		if (mthpctl_parse_duration(arg, &v) || v < NSEC_PER_SEC || v > 3600 * NSEC_PER_SEC)
+			argp_error(state, "bad --window '%s' (a duration from 1s to 1h, e.g. 20s)", arg);
+		o->mx_window_ns = v;
+		break;
+	case OPT_NODE_HIGH: SIZE(mx_node_high, 1ULL << 20, "--node-high"); break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -286,7 +304,8 @@ static const char doc[] =
 	"large array (gups), many threads allocating a little (bloat), many arenas "
 	"each touched a little per 2M (arenas), memcached, a compile with make -jN "
 	"(compile); "
-	"shell, gups and bloat at once on one host (mixed). Needs root "
+	"a service, a batch job and small processes at once under one node limit, "
+	"each measured over the same window (mixed). Needs root "
 	"and a cgroup2 memory controller; every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
@@ -305,7 +324,7 @@ static const char doc[] =
 	"  mthpctl bench sparse --modes never,policy\n"
 	"  mthpctl bench gups --array-size 512M --repeats 5\n"
 	"  mthpctl bench shell --until-width 5 --max-time 30min\n"
-	"  mthpctl bench mixed --repeats 5\n"
+	"  mthpctl bench mixed --repeats 5 --until-width 5 --max-time 1h\n"
 	"  mthpctl bench arenas --arenas 32 --touch-pages 8\n"
 	"  mthpctl bench compile --jobs 2\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
@@ -336,6 +355,7 @@ int cmd_bench(int argc, char **argv)
 		.mc_cache_size = 1ULL << 30, .memcached = "memcached", .memaslap = "memcaslap",
 		.wl_arenas = 16, .wl_arena_size = 8ULL << 20, .wl_touch_pages = 4,
 		.cc_source = MTHPCTL_SRC_DIR,
+		.mx_window_ns = 20 * NSEC_PER_SEC,
 	};
 	static char auto_spec[] = "auto";
 	int n;

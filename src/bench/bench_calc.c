@@ -454,3 +454,76 @@ bool bench_swap_attributed(__u64 large_pages, __u64 global_pswpout, __u64 cg_psw
 
 	return diff <= tol && large_pages <= cg_pswpout + tol;
 }
+
+/* the line after line's end, or NULL at the end of the text */
+static const char *next_line(const char *line)
+{
+	const char *nl = strchr(line, '\n');
+
+	return nl ? nl + 1 : NULL;
+}
+
+int bench_parse_buddyinfo(const char *buf, unsigned int order, __u64 *blocks)
+{
+	const char *line;
+	int zones = 0;
+
+	*blocks = 0;
+	for (line = buf; line && *line; line = next_line(line)) {
+		const char *p = strstr(line, "zone");
+		const char *eol = strchrnul(line, '\n');
+		unsigned int o = 0;
+		char *end;
+
+		if (!p || p > eol)
+			continue;
+		p += strlen("zone");
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ' && p < eol)	/* the zone's name */
+			p++;
+		for (;; o++) {
+			unsigned long long n;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (p >= eol)
+				break;
+			errno = 0;
+			n = strtoull(p, &end, 10);
+			if (end == p || errno || (*end != ' ' && *end != '\t' && *end != '\n' && *end))
+				return -EINVAL;
+			/* a free block of order o >= PMD order holds 2^(o - order) PMD blocks */
+			if (o >= order && o - order < 64)
+				*blocks += n << (o - order);
+			p = end;
+		}
+		if (o <= order)
+			return -EINVAL;	/* no column for this order at all */
+		zones++;
+	}
+	return zones ? 0 : -EINVAL;
+}
+
+int bench_parse_meminfo_kb(const char *buf, const char *key, __u64 *kb)
+{
+	size_t n = strlen(key);
+	const char *line;
+
+	for (line = buf; line && *line; line = next_line(line)) {
+		const char *p;
+		char *end;
+
+		if (strncmp(line, key, n) || line[n] != ':')
+			continue;
+		p = line + n + 1;
+		while (*p == ' ')
+			p++;
+		errno = 0;
+		*kb = strtoull(p, &end, 10);
+		if (end == p || errno)
+			return -EINVAL;
+		return 0;
+	}
+	return -ENOENT;
+}

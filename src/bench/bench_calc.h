@@ -234,4 +234,14 @@ static inline int bench_round_col(const int *sel, int n, int rep, int i)
 	return sel[(i + rep) % n];
 }
 
+/* --- the machine's state at a benchmark's start (bench_start.c) ------ */
+
+/* Free blocks of at least order (the PMD order: 9 on x86-64) in
+ * /proc/buddyinfo, over every node and zone, counted in blocks of that
+ * order (a free order-10 block is two). 0, or -EINVAL (no zone line, or a
+ * line without a column for order). */
+int bench_parse_buddyinfo(const char *buf, unsigned int order, __u64 *blocks);
+/* The value of "KEY:   N kB" in /proc/meminfo's text. 0, -ENOENT or -EINVAL. */
+int bench_parse_meminfo_kb(const char *buf, const char *key, __u64 *kb);
+
 #endif

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: what the benchmarks (bench_redis.c, bench_pagefault.c,
- * bench_sparse.c, and shell, gups, bloat, memcached, arenas, compile and
- * mixed in bench_workload.c) share, one section per file that implements it: the
+ * bench_sparse.c, bench_mixed.c, and shell, gups, bloat, memcached, arenas
+ * and compile in bench_workload.c) share, one section per file that implements it: the
  * start and end of a run (bench_setup.c), the settings it changes and
  * restores (bench_env.c), child processes (bench_proc.c), cgroups and
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
- * reporting (bench_report.c), the rounds and when they stop
+ * the state a benchmark starts from (bench_start.c), reporting
+ * (bench_report.c), the rounds and when they stop
  * (bench_rounds.c) and --hook-cost (bench_hook.c). The pure
  * helpers are in bench_calc.h. No file calls back into one that calls it.
  */
@@ -98,14 +99,20 @@ struct bench_opts {
 	/* compile: the source tree, make's -j, the first N files (0: all) */
 	const char *cc_source;
 	unsigned int cc_jobs, cc_files;
+	/* mixed: the window every workload is measured over; the parent
+	 * cgroup's memory.high (0: 3/4 of what the workloads need); --requests
+	 * given (else mixed's own batch size) */
+	__u64 mx_window_ns, mx_node_high;
+	bool requests_given;
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
 /* --- bench_setup.c: a run's start and end ---------------------------- */
 
 /* Set up: checks (root, cgroup2 memory controller, tools), signal
- * handlers, THP and sysctl settings saved, the bench cgroup created.
- * Returns 0 or an exit code (printed). */
+ * handlers, THP and sysctl settings saved, the bench cgroup created, the
+ * start state settled (bench_start_settle()). Returns 0 or an exit code
+ * (printed). */
 int bench_setup(const struct bench_opts *o);
 /* Undo everything bench_setup and later calls changed; idempotent. */
 void bench_restore(void);
@@ -128,11 +135,45 @@ int bench_set_knob(const char *path, const char *value);
 /* Every hugepages-* and the global enabled set to value ("always",
  * "madvise", "never"); bench_restore() puts the saved values back. */
 int bench_set_thp(const char *value);
-void bench_drop_caches(void);
+/* One size alone: hugepages-SIZEkB/enabled always, every other size and
+ * the global enabled never (a global setting of one size). 0 or an exit
+ * code (printed). */
+int bench_set_thp_only(__u64 size_kb);
 /* Write value to path (no saving). 0 or -errno. */
 int bench_write_file(const char *path, const char *value);
 /* Mount bpffs if it is not (unmounted by bench_restore). 0 or -errno. */
 int bench_mount_bpffs(void);
+
+/* --- bench_start.c: the state a benchmark and its runs start from ----- */
+
+/* What earlier work leaves behind: free memory in PMD-sized blocks, swap
+ * in use, the page cache; khugepaged's counters. */
+struct bench_start_state {
+	__u64 free_pmd_blocks;		/* /proc/buddyinfo, in PMD-sized blocks */
+	__u64 mem_free, swap_used, page_cache;	/* bytes, /proc/meminfo */
+	__u64 khugepaged_full_scans, khugepaged_pages_collapsed;
+};
+/* How khugepaged's work was settled: its pass ran to the end, or it had
+ * nothing to do, or it was still scanning when the wait ended. */
+enum bench_khugepaged { BENCH_KHUGEPAGED_NONE, BENCH_KHUGEPAGED_PASS, BENCH_KHUGEPAGED_IDLE,
+			BENCH_KHUGEPAGED_BUSY };
+struct bench_start {
+	bool valid;
+	struct bench_start_state found, settled;	/* before and after settling */
+	enum bench_khugepaged khugepaged;
+	__u64 settle_ns;
+};
+void bench_start_state_read(struct bench_start_state *s);
+/* At a benchmark's start (bench_setup()): the state found, khugepaged's
+ * pass run at full speed to its end (its knobs restored), then
+ * bench_settle_memory(), and the state settled; bench_start_get() gives
+ * both to the report (NULL before). */
+void bench_start_settle(const struct bench_opts *o);
+const struct bench_start *bench_start_get(void);
+const char *bench_khugepaged_name(enum bench_khugepaged k);
+/* Before every run: dirty pages written, caches dropped, memory compacted
+ * (every run finds the free memory in the same blocks whatever ran before). */
+void bench_settle_memory(void);
 
 /* --- bench_proc.c: child processes ------------------------------------ */
 
@@ -280,7 +321,7 @@ struct bench_report {
 	void (*text_body)(void *ctx);
 };
 /* The report: the JSON object {"benchmark", "kernel", "interrupted",
- * "config": {...}, "notes": [...], "rounds": [...], ...} on stdout with -j or (pretty) in
+ * "config": {...}, "notes": [...], "start_state": {...}, "rounds": [...], ...} on stdout with -j or (pretty) in
  * --json-out FILE; without -j, the text on stdout. Returns the exit code:
  * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
 int bench_report(const struct bench_opts *o, const struct bench_report *r);
@@ -361,7 +402,8 @@ int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat, memcached, arenas and compile (o->which):
  * bench_workload.c */
 int bench_workload(struct bench_opts *o);
-/* shell, gups and bloat at once in sibling cgroups (bench_workload.c) */
+/* a service, a batch job and small processes at once under one node
+ * limit, each over the same window (bench_mixed.c) */
 int bench_mixed(struct bench_opts *o);
 
 #endif

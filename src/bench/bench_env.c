@@ -21,7 +21,8 @@
 
 volatile sig_atomic_t bench_stop;
 
-/* THP enabled files, overcommit and --hook-cost's bpf_stats_enabled */
+/* THP enabled files, overcommit, khugepaged's scan knobs (bench_start.c) and
+ * --hook-cost's bpf_stats_enabled */
 #define MAX_KNOBS	40
 
 static struct {
@@ -122,12 +123,21 @@ void bench_env_restore(void)
 	}
 }
 
+/* The global or a size's enabled (not khugepaged's knobs, also saved) */
+static bool thp_enabled_knob(const char *path)
+{
+	size_t n = strlen(path);
+
+	return !strncmp(path, MTHPCTL_THP_DIR "/", sizeof(MTHPCTL_THP_DIR)) &&
+	       n > strlen("/enabled") && !strcmp(path + n - strlen("/enabled"), "/enabled");
+}
+
 int bench_set_thp(const char *value)
 {
 	int i, err;
 
 	for (i = 0; i < env.nr_knobs; i++) {
-		if (strncmp(env.knobs[i].path, MTHPCTL_THP_DIR "/", sizeof(MTHPCTL_THP_DIR)))
+		if (!thp_enabled_knob(env.knobs[i].path))
 			continue;
 		err = bench_write_file(env.knobs[i].path, value);
 		if (err)
@@ -137,10 +147,29 @@ int bench_set_thp(const char *value)
 	return 0;
 }
 
-void bench_drop_caches(void)
+int bench_set_thp_only(__u64 size_kb)
 {
-	sync();
-	bench_write_file("/proc/sys/vm/drop_caches", "3");
+	char mine[64];
+	bool found = false;
+	int i, err;
+
+	snprintf(mine, sizeof(mine), "/hugepages-%llukB/enabled", (unsigned long long)size_kb);
+	for (i = 0; i < env.nr_knobs; i++) {
+		const char *path = env.knobs[i].path, *value;
+
+		if (!thp_enabled_knob(path))
+			continue;
+		/* the global enabled too: it is what "inherit" would follow */
+		value = strstr(path, mine) ? "always" : "never";
+		found |= value[0] == 'a';
+		err = bench_write_file(path, value);
+		if (err)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot write %s to %s: %s",
+					     value, path, strerror(-err));
+	}
+	if (!found)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "no %s%s", MTHPCTL_THP_DIR, mine);
+	return 0;
 }
 
 int bench_mount_bpffs(void)

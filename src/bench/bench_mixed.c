@@ -1,71 +1,348 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench mixed: shell, gups and bloat (bench_workload.c) at once,
- * each in a sibling cgroup under <bench>/mixed: one host that every global
- * setting has to serve. The static modes set the host; policy and simple
- * are attached once, to the parent. Per workload its time against its own
- * best static setting, per round; per mode the geometric mean of those
- * ratios over the workloads; the best single global setting named.
+ * mthpctl bench mixed: one host that every global setting has to serve.
+ * Three workloads at once, each in its own cgroup under <bench>/mixed,
+ * whose memory.high (--node-high) is below what they use together:
+ *
+ *   service  redis-server, loaded from outside its cgroup by redis-benchmark
+ *            (SET, in batches of --requests): requests per second, p99
+ *   batch    an array (--array-size) written once per 4K page in random
+ *            order, then updated at random: updates per second, the fill
+ *            counted in the window
+ *   small    --pipelines shells running short pipelines of small programs
+ *            over and over: pipelines per second, and their memory
+ *
+ * Each is measured as its throughput over the same --window, not run to
+ * completion: a workload that ends early would leave the others a host
+ * with more room, and a figure of milliseconds is noise. The static
+ * columns are the global settings: always, never and each --sizes size
+ * alone ("only-64K"); policy and simple are attached to <bench>/mixed and
+ * decide for each cgroup below it. Per round: each workload's throughput
+ * over its best static column's, their geometric mean, and that over the
+ * best single global setting's (the static column with the highest).
+ *
+ * Sizes for TCG: QEMU's soft TLB does not reward large folios, so the
+ * differences have to come from what TCG does model: page faults (a 2M
+ * folio is one fault for 512 4K pages of the batch's fill), zeroing
+ * (every large folio a short-lived small process touches is zeroed whole)
+ * and reclaim under the node limit (what large folios add to the service's
+ * and the small processes' memory is pushed to swap, and faulted back).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "bench_common.h"
 #include "bench_workload.h"
 #include "mthpctl.h"
+#include "parse.h"
 
-#define MX_NR	BENCH_WL_NR_CHILD	/* bench_wl_kinds[0..MX_NR) */
+enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
+/* the static modes and one column per --sizes size */
+#define MX_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST)
+/* redis-benchmark's requests per batch without --requests: a batch well
+ * under a second in the VM, so the one the window's end cuts off (not
+ * counted) is a small part of it */
+#define MX_DEFAULT_REQUESTS	20000
+#define MX_MAX_BATCHES		4096
+/* the sizes alone without --sizes: the middle sizes a policy picks from */
+static const __u64 mx_default_sizes[] = { 16ULL << 10, 64ULL << 10 };
+/* updates between two looks at the clock */
+#define MX_UPDATE_CHUNK		65536
+#define MX_SMALL_POLL_MS	100
 
-/* the modes whose policy was refused (their rows skipped), and why */
-static bool skip[BENCH_NR_MODES];
-static char skip_note[BENCH_NR_MODES][512];
+static const char *const mx_names[MX_NR] = { "service", "batch", "small" };
+static const char *const mx_units[MX_NR] = { "requests/s", "updates/s", "pipelines/s" };
 
-struct mx_report {
-	const struct bench_opts *o;
-	const struct bench_rounds *rounds;
-	int n[BENCH_NR_MODES];		/* complete rounds */
-	struct bench_spread secs[BENCH_NR_MODES][MX_NR], peak[BENCH_NR_MODES][MX_NR];
-	struct bench_spread ratio[BENCH_NR_MODES][MX_NR];	/* best static / this, per round */
-	struct bench_spread geomean[BENCH_NR_MODES];
-	struct bench_folios folios[BENCH_NR_MODES][MX_NR];
-	int best[MX_NR];		/* each workload's best static mode */
-	int best_global;		/* the static mode with the highest geometric mean */
+/* The end of the round's window (CLOCK_MONOTONIC ns), set before the
+ * batch and small children are forked: they inherit it. */
+static __u64 mx_deadline_ns;
+
+/* one column in one round */
+struct mx_run {
+	bool done;
+	struct wl_run w[MX_NR];
+	struct bench_cgstat node;	/* the parent's, at the end */
+	struct bench_memstat node_ms;	/* the parent's memory.stat delta */
+	/* at the run's start: as the run before left it, and settled */
+	struct bench_start_state found, settled;
 };
 
-static int mx_round(const struct bench_opts *o, enum bench_mode mode, struct wl_run *r,
-		    bool *done)
+/* one column over the rounds */
+struct mx_cell {
+	int n;
+	struct bench_spread thr[MX_NR], ratio[MX_NR], peak[MX_NR], p99, fill;
+	struct bench_spread geomean, vs_global;
+	double pgfault[MX_NR], ops[MX_NR];
+	struct bench_folios folios[MX_NR];
+	struct bench_memstat ms[MX_NR], node_ms;
+	double node_high_events, node_peak;
+	/* medians at the runs' starts: free 2M blocks and swap in use as the
+	 * run before left them, free 2M blocks settled */
+	double found_pmd_blocks, found_swap_used, free_pmd_blocks;
+};
+
+static struct {
+	const struct bench_opts *o;
+	struct bench_rounds rounds;
+	int ncols;
+	char col_names[MX_MAX_COLS][64];
+	__u64 col_size[MX_MAX_COLS];		/* a size alone: its size */
+	bool skip[MX_MAX_COLS];			/* a policy refused: why */
+	char skip_note[MX_MAX_COLS][512];
+	__u64 node_high, requests;
+	char tmpdir[64];
+	struct mx_run runs[MX_MAX_COLS][WL_MAX_REPEATS];
+	double gm[MX_MAX_COLS][WL_MAX_REPEATS];	/* per round; NAN: no round */
+	struct mx_cell cells[MX_MAX_COLS];
+	int best[MX_NR], best_global;
+} mx;
+
+static bool col_static(int col)
 {
+	return col >= BENCH_NR_MODES || bench_mode_static(col);
+}
+
+/* --- the workloads ------------------------------------------------------ */
+
+/* batch (a child in its cgroup): the fill, then updates to the window's end */
+static int batch_run(const struct bench_opts *o, struct wl_result *res)
+{
+	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns(), n = 0;
+	__u64 *table = bench_wl_array_fill(o->wl_array_size, &seed, &res->fill_secs);
+
+	if (!table) {
+		res->err = errno;
+		return -res->err;
+	}
+	while (bench_now_ns() < mx_deadline_ns) {
+		bench_wl_array_update(table, o->wl_array_size, MX_UPDATE_CHUNK, &seed);
+		n += MX_UPDATE_CHUNK;
+	}
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	res->ops = n;
+	res->rate = n / res->secs;
+	return 0;	/* the array stays mapped: the parent reads its folios */
+}
+
+/* small (a child in its cgroup): --pipelines shells, each running the
+ * pipeline over and over and writing a line after each; the lines counted
+ * to the window's end, then the shells and their pipelines killed */
+static int small_run(const struct bench_opts *o, struct wl_result *res)
+{
+	static const char script[] = "while :; do " BENCH_WL_PIPELINE " || exit 1; echo; done";
+	pid_t pids[BENCH_WL_MAX_PIPELINES];
+	unsigned int i, started;
+	__u64 t0 = bench_now_ns(), lines = 0;
+	char buf[4096];
+	int p[2], err;
+
+	if (pipe(p)) {
+		res->err = errno;
+		return -res->err;
+	}
+	/* the read end is not the shells' (their EOF is all of them ending) */
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	started = bench_wl_shells_start(script, "sh", o->wl_pipelines, p[1], pids, &err);
+	close(p[1]);
+	while (!err) {
+		__u64 now = bench_now_ns();
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		int left_ms = now >= mx_deadline_ns ? 0 : (mx_deadline_ns - now) / NSEC_PER_MSEC;
+		ssize_t n;
+
+		if (now >= mx_deadline_ns)
+			break;
+		if (poll(&pfd, 1, left_ms < MX_SMALL_POLL_MS ? left_ms : MX_SMALL_POLL_MS) <= 0)
+			continue;
+		n = read(p[0], buf, sizeof(buf));
+		if (n <= 0) {
+			err = ECHILD;	/* every shell ended: a pipeline failed */
+			break;
+		}
+		for (ssize_t k = 0; k < n; k++)
+			lines += buf[k] == '\n';
+	}
+	res->secs = (bench_now_ns() - t0) / 1e9;
+	for (i = 0; i < started; i++) {
+		kill(-pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+	close(p[0]);
+	res->ops = lines;
+	res->rate = lines / res->secs;
+	res->err = err;
+	return err ? -err : 0;
+}
+
+/* service: redis-server in cg, listening (*server its pid); the load is
+ * service_load(), from the parent */
+static int service_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
+			 pid_t *server)
+{
+	char port[16];
+	/* no save points, no append-only file: its memory is the figure */
+	char *argv[] = {
+		(char *)o->redis_server, "--port", port, "--bind", "127.0.0.1",
+		"--disable-thp", "no", "--daemonize", "no", "--dir", mx.tmpdir,
+		"--appendonly", "no", "--logfile", "", "--save", "", NULL,
+	};
+
+	(void)res;
+	snprintf(port, sizeof(port), "%u", o->port);
+	*server = bench_spawn(cg, argv, -2, -2, NULL, NULL);
+	return bench_wl_server_wait(o->redis_server, o->port, server);
+}
+
+/* One redis-benchmark batch from outside the cgroups, its --csv output into
+ * out; -ETIMEDOUT when the window ends first (the batch is killed). 0, an
+ * exit code (printed), -ETIMEDOUT or -EINTR. */
+static int service_batch(const struct bench_opts *o, char *out, size_t len)
+{
+	char num[6][24];
+	char *argv[] = {
+		(char *)o->redis_benchmark, "--csv", "-h", "127.0.0.1", "-p", num[5],
+		"-r", num[0], "-n", num[1], "-d", num[2], "-c", num[3], "-P", num[4],
+		"-t", "set", NULL,
+	};
+	__u64 now = bench_now_ns();
+	int p[2], err, status;
+	pid_t cli;
+
+	snprintf(num[0], sizeof(num[0]), "%llu", (unsigned long long)o->keys);
+	snprintf(num[1], sizeof(num[1]), "%llu", (unsigned long long)mx.requests);
+	snprintf(num[2], sizeof(num[2]), "%llu", (unsigned long long)o->value_size);
+	snprintf(num[3], sizeof(num[3]), "%u", o->clients);
+	snprintf(num[4], sizeof(num[4]), "%u", o->pipeline);
+	snprintf(num[5], sizeof(num[5]), "%u", o->port);
+	if (pipe2(p, O_CLOEXEC))
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "pipe: %s", strerror(errno));
+	cli = bench_spawn(NULL, argv, p[1], -2, NULL, NULL);
+	close(p[1]);
+	if (cli < 0) {
+		close(p[0]);
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->redis_benchmark,
+				     strerror(-cli));
+	}
+	err = bench_read_output(p[0], out, len, false, mx_deadline_ns > now ? mx_deadline_ns - now : 1);
+	close(p[0]);
+	if (!err)
+		bench_wait(cli, BENCH_CHILD_EXIT_TIMEOUT_NS, &status);
+	bench_kill(cli);
+	return err;
+}
+
+/* service: redis-benchmark batches until the window's end; the batches
+ * that ended in it counted */
+static int service_load(const struct bench_opts *o, struct wl_result *res)
+{
+	static double p99[MX_MAX_BATCHES];
+	__u64 t0 = bench_now_ns(), t_end = t0, done = 0;
+	struct bench_redis_row row;
+	char out[8192];
+	int nb = 0, err;
+
+	while (bench_now_ns() < mx_deadline_ns) {
+		err = service_batch(o, out, sizeof(out));
+		if (err == -ETIMEDOUT)
+			break;
+		if (err)
+			return err;
+		if (bench_parse_redis_csv(out, "SET", &row))
+			return mthpctl_error(MTHPCTL_EXIT_FAIL,
+					     "no SET result from redis-benchmark (output: \"%.200s\")",
+					     out);
+		done += mx.requests;
+		t_end = bench_now_ns();
+		if (nb < MX_MAX_BATCHES)
+			p99[nb++] = row.p99;
+	}
+	if (bench_stop)
+		return -EINTR;
+	/* no batch ended in the window: no throughput (a service the node's
+	 * limit stalled), no p99 */
+	res->secs = (t_end - t0) / 1e9;
+	res->ops = done;
+	res->rate = done ? done / res->secs : 0;
+	res->p99_ms = bench_median(p99, nb);
+	return 0;
+}
+
+static const struct wl_kind mx_kinds[MX_NR] = {
+	[MX_SERVICE] = { "service", NULL, service_serve },
+	[MX_BATCH] = { "batch", batch_run },
+	[MX_SMALL] = { "small", small_run },
+};
+
+/* --- one round of a column ------------------------------------------------ */
+
+static int col_set_thp(int col)
+{
+	if (col < BENCH_NR_MODES)
+		return bench_mode_set_thp(col, mx.o);
+	return bench_set_thp_only(mx.col_size[col] >> 10);
+}
+
+/* The column's host setting, the cgroups (the parent with --node-high),
+ * its policy on the parent; the service up, then the window: the batch
+ * and the small processes started, the service loaded until its end; each
+ * measured while it still holds its memory. 0, an exit code or -EINTR. */
+static int mx_round(int col, struct mx_run *r)
+{
+	const struct bench_opts *o = mx.o;
 	struct wl_live l[MX_NR];
-	char parent[600] = "", cg[MX_NR][600];
+	char parent[600] = "", cg[MX_NR][600], high[32];
+	struct bench_memstat ms0, ms1;
 	int w, err, ret = 0;
 
-	*done = false;
+	r->done = false;
 	for (w = 0; w < MX_NR; w++) {
 		cg[w][0] = '\0';
 		l[w] = (struct wl_live){ .res_fd = -1, .hold_wr = -1, .pid = -1 };
 	}
-	err = bench_mode_set_thp(mode, o);
-	if (err)
-		return err;
-	bench_drop_caches();
+	ret = col_set_thp(col);
+	if (ret)
+		return ret;
+	bench_start_state_read(&r->found);
+	bench_settle_memory();
+	bench_start_state_read(&r->settled);
 	err = bench_cg_create("mixed", parent, sizeof(parent));
+	snprintf(high, sizeof(high), "%llu", (unsigned long long)mx.node_high);
+	if (!err)
+		err = bench_cg_write(parent, "memory.high", high);
 	for (w = 0; w < MX_NR && !err; w++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "mixed/%s", bench_wl_kinds[w].name);
+		snprintf(name, sizeof(name), "mixed/%s", mx_names[w]);
 		err = bench_cg_create(name, cg[w], sizeof(cg[w]));
 	}
-	ret = bench_cgroups_attach(err, mode, o, parent, &skip[mode], skip_note[mode],
-				   sizeof(skip_note[mode]));
-	if (ret || skip[mode])
+	/* a size alone is a host setting: no policy, as always */
+	ret = bench_cgroups_attach(err, col < BENCH_NR_MODES ? col : BENCH_ALWAYS, o, parent,
+				   &mx.skip[col], mx.skip_note[col], sizeof(mx.skip_note[col]));
+	if (ret || mx.skip[col])
 		goto out;
+	bench_memstat_read(parent, &ms0);
+	ret = bench_wl_start(o, &mx_kinds[MX_SERVICE], cg[MX_SERVICE], &l[MX_SERVICE]);
+	mx_deadline_ns = bench_now_ns() + o->mx_window_ns;
+	for (w = MX_BATCH; w < MX_NR && !ret; w++)
+		ret = bench_wl_start(o, &mx_kinds[w], cg[w], &l[w]);
+	if (!ret)
+		ret = service_load(o, &l[MX_SERVICE].res);
 	for (w = 0; w < MX_NR && !ret; w++)
-		ret = bench_wl_start(o, &bench_wl_kinds[w], cg[w], &l[w]);
-	for (w = 0; w < MX_NR && !ret; w++)
-		ret = bench_wl_finish(o, &l[w], &r[w]);
-	*done = !ret;
+		ret = bench_wl_finish(o, &l[w], &r->w[w]);
+	if (!ret) {
+		bench_cgstat_read(parent, &r->node);
+		bench_memstat_read(parent, &ms1);
+		bench_memstat_delta(&ms0, &ms1, &r->node_ms);
+		r->done = true;
+	}
 out:
 	for (w = 0; w < MX_NR; w++) {
 		bench_wl_end(&l[w]);
@@ -75,50 +352,270 @@ out:
 	return bench_stop ? -EINTR : ret;
 }
 
+/* One round of column col. 0, an exit code or -EINTR. */
+static int mx_col(void *ctx, int col, int rep, const char *tag)
+{
+	struct mx_run *r = &mx.runs[col][rep];
+	int ret;
+
+	(void)ctx;
+	if (mx.skip[col])
+		return 0;
+	bench_progress(mx.o, "%s mixed %s round %d ...", tag, mx.col_names[col], rep + 1);
+	ret = mx_round(col, r);
+	if (!ret && r->done)
+		bench_progress(mx.o, "%s   service %.0f rps (p99 %.1f ms), batch %.0f updates/s "
+			       "(fill %.2f s), small %.2f pipelines/s (peak %.1f MiB)", tag,
+			       r->w[MX_SERVICE].rate, r->w[MX_SERVICE].p99_ms, r->w[MX_BATCH].rate,
+			       r->w[MX_BATCH].fill_secs, r->w[MX_SMALL].rate,
+			       r->w[MX_SMALL].peak / 1048576.0);
+	return ret;
+}
+
+/* --- the figures ---------------------------------------------------------- */
+
+/* The medians and spreads of column col over its rounds. */
+static void cell_compute(int col, int rounds)
+{
+	struct mx_cell *c = &mx.cells[col];
+	double a[WL_MAX_REPEATS], b[WL_MAX_REPEATS], d[WL_MAX_REPEATS], e[WL_MAX_REPEATS];
+	struct bench_folios fo[WL_MAX_REPEATS];
+	struct bench_memstat ms[WL_MAX_REPEATS];
+	int rep, w, n;
+
+	memset(c, 0, sizeof(*c));
+	for (w = 0; w < MX_NR; w++) {
+		double pk[WL_MAX_REPEATS];
+
+		for (rep = 0, n = 0; rep < rounds; rep++) {
+			const struct wl_run *x = &mx.runs[col][rep].w[w];
+
+			if (!mx.runs[col][rep].done)
+				continue;
+			a[n] = x->rate;
+			pk[n] = x->peak;
+			b[n] = x->pgfault;
+			d[n] = x->ops;
+			fo[n] = x->folios;
+			ms[n++] = x->ms;
+		}
+		c->n = n;
+		bench_spread(a, n, &c->thr[w]);
+		bench_spread(pk, n, &c->peak[w]);
+		c->pgfault[w] = bench_median(b, n);
+		c->ops[w] = bench_median(d, n);
+		bench_folios_median(fo, n, &c->folios[w]);
+		bench_memstat_median(ms, n, &c->ms[w]);
+	}
+	for (rep = 0, n = 0; rep < rounds; rep++) {
+		const struct mx_run *x = &mx.runs[col][rep];
+
+		if (!x->done)
+			continue;
+		a[n] = x->w[MX_SERVICE].p99_ms;
+		b[n] = x->w[MX_BATCH].fill_secs;
+		d[n] = x->node.high_events;
+		e[n] = x->node.peak;
+		ms[n++] = x->node_ms;
+	}
+	bench_spread(a, n, &c->p99);
+	bench_spread(b, n, &c->fill);
+	c->node_high_events = bench_median(d, n);
+	c->node_peak = bench_median(e, n);
+	bench_memstat_median(ms, n, &c->node_ms);
+	for (rep = 0, n = 0; rep < rounds; rep++) {
+		const struct mx_run *x = &mx.runs[col][rep];
+
+		if (!x->done)
+			continue;
+		a[n] = x->found.free_pmd_blocks;
+		b[n] = x->found.swap_used;
+		d[n++] = x->settled.free_pmd_blocks;
+	}
+	c->found_pmd_blocks = bench_median(a, n);
+	c->found_swap_used = bench_median(b, n);
+	c->free_pmd_blocks = bench_median(d, n);
+}
+
+/* The geometric mean of round rep's ratios of col (each workload's
+ * throughput over its best static column's); NAN when a round is missing,
+ * 0 when a workload did nothing. */
+static double round_geomean(int col, int rep)
+{
+	double sum = 0;
+	int w;
+
+	if (!mx.runs[col][rep].done)
+		return NAN;
+	for (w = 0; w < MX_NR; w++) {
+		int b = mx.best[w];
+		double num, den;
+
+		if (b < 0 || !mx.runs[b][rep].done)
+			return NAN;
+		num = mx.runs[col][rep].w[w].rate;
+		den = mx.runs[b][rep].w[w].rate;
+		if (den <= 0)
+			return NAN;
+		if (num <= 0)
+			return 0;
+		sum += log(num / den);
+	}
+	return exp(sum / MX_NR);
+}
+
+static void mx_compute(int rounds)
+{
+	double med[MX_MAX_COLS], num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
+	int col, rep, w;
+
+	for (col = 0; col < mx.ncols; col++)
+		cell_compute(col, rounds);
+	/* each workload's best static column: the highest median throughput */
+	for (w = 0; w < MX_NR; w++) {
+		for (col = 0; col < mx.ncols; col++)
+			med[col] = col_static(col) && mx.cells[col].n ?
+				   mx.cells[col].thr[w].median : NAN;
+		mx.best[w] = bench_argmax(med, mx.ncols);
+	}
+	for (col = 0; col < mx.ncols; col++) {
+		for (w = 0; w < MX_NR; w++) {
+			int b = mx.best[w];
+
+			for (rep = 0; rep < rounds; rep++) {
+				num[rep] = mx.runs[col][rep].done ? mx.runs[col][rep].w[w].rate : NAN;
+				den[rep] = b >= 0 && mx.runs[b][rep].done ? mx.runs[b][rep].w[w].rate : NAN;
+			}
+			bench_ratio_spread(num, den, rounds, &mx.cells[col].ratio[w]);
+		}
+		for (rep = 0; rep < rounds; rep++)
+			mx.gm[col][rep] = round_geomean(col, rep);
+		bench_spread(mx.gm[col], rounds, &mx.cells[col].geomean);
+	}
+	/* the best single global setting: the static column with the highest
+	 * geometric mean */
+	for (col = 0; col < mx.ncols; col++)
+		med[col] = col_static(col) && mx.cells[col].n ? mx.cells[col].geomean.median : NAN;
+	mx.best_global = bench_argmax(med, mx.ncols);
+	for (col = 0; col < mx.ncols; col++) {
+		for (rep = 0; rep < rounds; rep++)
+			den[rep] = mx.best_global >= 0 ? mx.gm[mx.best_global][rep] : NAN;
+		bench_ratio_spread(mx.gm[col], den, rounds, &mx.cells[col].vs_global);
+	}
+}
+
+/* after each round: the policies' geometric means over the best single
+ * global setting's are the figures --until-width narrows */
+static void mx_ratios(void *ctx, int rounds, struct bench_rounds_widest *wd)
+{
+	char name[96];
+	int col;
+
+	(void)ctx;
+	mx_compute(rounds);
+	for (col = 0; col < mx.ncols; col++) {
+		if (col_static(col))
+			continue;
+		snprintf(name, sizeof(name), "%s vs best global", mx.col_names[col]);
+		bench_rounds_widest_note(wd, name, &mx.cells[col].vs_global);
+	}
+}
+
+/* --- the report ----------------------------------------------------------- */
+
+static const char *col_name_or_dash(int col)
+{
+	return col >= 0 ? mx.col_names[col] : "-";
+}
+
 static void mx_json_config(struct jw *w, const struct bench_opts *o)
 {
-	int k;
+	int i;
 
 	jw_key(w, "workloads");
 	jw_arr_open(w);
-	for (k = 0; k < MX_NR; k++)
-		jw_str(w, bench_wl_kinds[k].name);
+	for (i = 0; i < MX_NR; i++)
+		jw_str(w, mx_names[i]);
 	jw_arr_close(w);
-	for (k = 0; k < MX_NR; k++)
-		bench_wl_kinds[k].json_config(w, o);
+	jw_kdouble(w, "window_s", o->mx_window_ns / 1e9);
+	jw_ku64(w, "node_high", mx.node_high);
+	jw_ku64(w, "keys", o->keys);
+	jw_ku64(w, "value_size", o->value_size);
+	jw_ku64(w, "requests_per_batch", mx.requests);
+	jw_ku64(w, "clients", o->clients);
+	jw_ku64(w, "pipeline", o->pipeline);
+	jw_ku64(w, "array_size", o->wl_array_size);
+	jw_ku64(w, "pipelines", o->wl_pipelines);
+	jw_key(w, "sizes");
+	jw_arr_open(w);
+	for (i = BENCH_NR_MODES; i < mx.ncols; i++)
+		jw_u64(w, mx.col_size[i]);
+	jw_arr_close(w);
 	jw_ku64(w, "repeats", o->repeats);
 	jw_kstr(w, "policy", o->policy_text);
 }
 
+static void json_workload(struct jw *w, const struct mx_cell *c, int k)
+{
+	jw_key(w, mx_names[k]);
+	jw_obj_open(w);
+	jw_kstr(w, "unit", mx_units[k]);
+	bench_json_spread(w, "throughput", &c->thr[k]);
+	bench_json_ratio(w, "ratio_vs_own_best_static", &c->ratio[k]);
+	jw_kdouble(w, "done", c->ops[k]);
+	if (k == MX_SERVICE)
+		bench_json_spread(w, "p99_ms", &c->p99);
+	if (k == MX_BATCH)
+		bench_json_spread(w, "fill_seconds", &c->fill);
+	bench_json_spread(w, "memory_peak", &c->peak[k]);
+	if (k == MX_SMALL)
+		jw_kdouble(w, "peak_vs_never_pct",
+			   bench_pct(c->peak[k].median, mx.cells[BENCH_NEVER].peak[k].median));
+	jw_kdouble(w, "pgfault", c->pgfault[k]);
+	bench_json_folios(w, &c->folios[k]);
+	bench_json_memstat(w, &c->ms[k]);
+	jw_obj_close(w);
+}
+
 static void mx_json_body(struct jw *w, void *ctx)
 {
-	const struct mx_report *p = ctx;
-	const struct bench_opts *o = p->o;
-	int m, k;
+	int col, k;
 
-	jw_kstr(w, "best_global_mode", p->best_global >= 0 ?
-		bench_mode_name(p->best_global, o) : NULL);
+	(void)ctx;
+	jw_kstr(w, "best_global_mode", mx.best_global >= 0 ? mx.col_names[mx.best_global] : NULL);
+	jw_key(w, "own_best_static");
+	jw_obj_open(w);
+	for (k = 0; k < MX_NR; k++)
+		jw_kstr(w, mx_names[k], mx.best[k] >= 0 ? mx.col_names[mx.best[k]] : NULL);
+	jw_obj_close(w);
 	jw_key(w, "modes");
 	jw_arr_open(w);
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (!bench_json_mode_open(w, o, m, p->n[m]))
+	for (col = 0; col < mx.ncols; col++) {
+		const struct mx_cell *c = &mx.cells[col];
+
+		if (!c->n)
 			continue;
-		jw_kbool(w, "static", bench_mode_static(m));
-		jw_ku64(w, "rounds", p->n[m]);
-		bench_json_ratio(w, "geomean_vs_own_best_static", &p->geomean[m]);
+		jw_obj_open(w);
+		jw_kstr(w, "mode", mx.col_names[col]);
+		jw_kbool(w, "static", col_static(col));
+		if (col >= BENCH_NR_MODES)
+			jw_ku64(w, "size_alone", mx.col_size[col]);
+		jw_ku64(w, "rounds", c->n);
+		bench_json_ratio(w, "geomean_vs_own_best_static", &c->geomean);
+		bench_json_ratio(w, "vs_best_global", &c->vs_global);
+		jw_kdouble(w, "free_pmd_blocks_at_start", c->free_pmd_blocks);
+		jw_kdouble(w, "free_pmd_blocks_found", c->found_pmd_blocks);
+		jw_kdouble(w, "swap_used_found", c->found_swap_used);
+		jw_key(w, "node");
+		jw_obj_open(w);
+		jw_kdouble(w, "memory_high_events", c->node_high_events);
+		jw_kdouble(w, "memory_peak", c->node_peak);
+		bench_json_memstat(w, &c->node_ms);
+		jw_obj_close(w);
 		jw_key(w, "workloads");
 		jw_obj_open(w);
-		for (k = 0; k < MX_NR; k++) {
-			jw_key(w, bench_wl_kinds[k].name);
-			jw_obj_open(w);
-			bench_json_spread(w, "seconds", &p->secs[m][k]);
-			bench_json_ratio(w, "speed_vs_own_best_static", &p->ratio[m][k]);
-			jw_kstr(w, "own_best_static", p->best[k] >= 0 ?
-				bench_mode_name(p->best[k], o) : NULL);
-			bench_json_spread(w, "memory_peak", &p->peak[m][k]);
-			bench_json_folios(w, &p->folios[m][k]);
-			jw_obj_close(w);
-		}
+		for (k = 0; k < MX_NR; k++)
+			json_workload(w, c, k);
 		jw_obj_close(w);
 		jw_obj_close(w);
 	}
@@ -127,194 +624,191 @@ static void mx_json_body(struct jw *w, void *ctx)
 
 static void mx_text_headline(void *ctx)
 {
-	const struct mx_report *p = ctx;
+	const struct bench_opts *o = mx.o;
+	char a[32], b[32], h[32];
 
-	printf("shell, gups and bloat at once in sibling cgroups, %u rounds", p->rounds->started);
+	(void)ctx;
+	printf("a service (redis SET, %llu keys of %s, batches of %llu requests), a batch job "
+	       "(%s written in random order, then updated at random) and %u concurrent pipelines "
+	       "of small programs at once under memory.high=%s of their parent, each over a "
+	       "%.0f s window; median of %u rounds [bootstrap 95%% interval]",
+	       (unsigned long long)o->keys, mthpctl_format_size(o->value_size, a, sizeof(a)),
+	       (unsigned long long)mx.requests, mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
+	       o->wl_pipelines, mthpctl_format_size(mx.node_high, h, sizeof(h)),
+	       o->mx_window_ns / 1e9, mx.rounds.started);
 }
 
 static void mx_text_body(void *ctx)
 {
-	const struct mx_report *p = ctx;
-	const struct bench_opts *o = p->o;
-	char b[64], c[64];
-	int m, k;
+	char b[4][64];
+	int col, k;
 
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (skip[m])
-			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
-	printf("each workload's speed against its own best static setting (per round; "
-	       "median [interval]), peak MiB:\n");
-	printf("%-16s %-26s", "mode", "geometric mean");
-	for (k = 0; k < MX_NR; k++)
-		printf(" %-30s", bench_wl_kinds[k].name);
-	printf("\n");
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (!p->n[m])
+	(void)ctx;
+	for (col = 0; col < mx.ncols; col++)
+		if (mx.skip[col])
+			printf("note: %s rows skipped: %s\n", mx.col_names[col], mx.skip_note[col]);
+	printf("throughput over the window:\n%-16s %-26s %-18s %-26s %-22s\n", "mode",
+	       "service requests/s", "p99 ms", "batch updates/s", "small pipelines/s");
+	for (col = 0; col < mx.ncols; col++) {
+		const struct mx_cell *c = &mx.cells[col];
+
+		if (!c->n)
 			continue;
-		printf("%-16s %-26s", bench_mode_name(m, o),
-		       bench_spread_fmt(&p->geomean[m], "%.3f", b, sizeof(b)));
-		for (k = 0; k < MX_NR; k++) {
-			char cell[96];
-
-			snprintf(cell, sizeof(cell), "%s %.1f",
-				 bench_spread_fmt(&p->ratio[m][k], "%.3f", c, sizeof(c)),
-				 p->peak[m][k].median / 1048576);
-			printf(" %-30s", cell);
-		}
-		printf("\n");
+		printf("%-16s %-26s %-18s %-26s %-22s\n", mx.col_names[col],
+		       bench_spread_fmt(&c->thr[MX_SERVICE], "%.0f", b[0], sizeof(b[0])),
+		       bench_spread_fmt(&c->p99, "%.1f", b[1], sizeof(b[1])),
+		       bench_spread_fmt(&c->thr[MX_BATCH], "%.0f", b[2], sizeof(b[2])),
+		       bench_spread_fmt(&c->thr[MX_SMALL], "%.2f", b[3], sizeof(b[3])));
 	}
-	printf("own best static setting:");
-	for (k = 0; k < MX_NR; k++)
-		printf(" %s %s", bench_wl_kinds[k].name, p->best[k] >= 0 ? bench_mode_name(p->best[k], o) : "-");
-	printf("\nbest single global setting (highest geometric mean among the static modes): %s\n",
-	       p->best_global >= 0 ? bench_mode_name(p->best_global, o) : "-");
-	printf("anon folios of gups' array while it holds it (MiB by size, median):\n");
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (p->n[m])
-			bench_print_folios(bench_mode_name(m, o), &p->folios[m][1]);
-	printf("(under TCG the soft TLB does not reward large folios: gups' time shows faults "
-	       "and zeroing)\n");
+	printf("each workload's throughput over its best static setting's, their geometric mean, "
+	       "and that over the best single global setting's (per round):\n");
+	printf("%-16s %-22s %-22s %-22s %-22s %s\n", "mode", "service", "batch", "small",
+	       "geometric mean", "vs best global");
+	for (col = 0; col < mx.ncols; col++) {
+		const struct mx_cell *c = &mx.cells[col];
+		char g[64], v[80];
+
+		if (!c->n)
+			continue;
+		printf("%-16s", mx.col_names[col]);
+		for (k = 0; k < MX_NR; k++)
+			printf(" %-22s", col == mx.best[k] ? "-" :
+			       bench_spread_fmt(&c->ratio[k], "%.3f", b[k], sizeof(b[k])));
+		bench_spread_fmt(&c->geomean, "%.3f", g, sizeof(g));
+		if (col == mx.best_global)
+			snprintf(v, sizeof(v), "-");
+		else
+			snprintf(v, sizeof(v), "%s%s", bench_spread_fmt(&c->vs_global, "%.3f", b[3],
+									 sizeof(b[3])),
+				 c->vs_global.n > 1 && bench_spread_contains(&c->vs_global, 1.0) ?
+				 " (n.d.)" : "");
+		printf(" %-22s %s\n", g, v);
+	}
+	printf("own best static setting: service %s, batch %s, small %s; best single global "
+	       "setting (highest geometric mean): %s\n", col_name_or_dash(mx.best[MX_SERVICE]),
+	       col_name_or_dash(mx.best[MX_BATCH]), col_name_or_dash(mx.best[MX_SMALL]),
+	       col_name_or_dash(mx.best_global));
+	printf("counts (median): faults and swap-outs per workload, the batch's fill and 2M "
+	       "bytes, the small processes' peak against never's, the node's memory.high "
+	       "events, the free 2M blocks each run found (left by the run before) and started "
+	       "with (settled), the swap in use it found:\n");
+	printf("%-16s %-20s %-28s %-26s %-14s %-20s %s\n", "mode", "service flt/swpout",
+	       "batch fill s, flt, 2M MiB", "small peak MiB, flt", "node high ev",
+	       "free 2M found/start", "swap MiB found");
+	for (col = 0; col < mx.ncols; col++) {
+		const struct mx_cell *c = &mx.cells[col];
+		double pn = bench_pct(c->peak[MX_SMALL].median, mx.cells[BENCH_NEVER].peak[MX_SMALL].median);
+		char s1[48], s2[64], s3[64], s4[48], pc[16];
+
+		if (!c->n)
+			continue;
+		snprintf(s1, sizeof(s1), "%.0f/%llu", c->pgfault[MX_SERVICE],
+			 (unsigned long long)c->ms[MX_SERVICE].v[BENCH_MS_PSWPOUT]);
+		snprintf(s2, sizeof(s2), "%.2f, %.0f, %.1f", c->fill.median, c->pgfault[MX_BATCH],
+			 c->folios[MX_BATCH].bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+		snprintf(pc, sizeof(pc), isnan(pn) ? "-" : "%+.1f%%", pn);
+		snprintf(s3, sizeof(s3), "%.1f (%s), %.0f", c->peak[MX_SMALL].median / 1048576,
+			 pc, c->pgfault[MX_SMALL]);
+		snprintf(s4, sizeof(s4), "%.0f/%.0f", c->found_pmd_blocks, c->free_pmd_blocks);
+		printf("%-16s %-20s %-28s %-26s %-14.0f %-20s %.1f\n", mx.col_names[col], s1, s2, s3,
+		       c->node_high_events, s4, c->found_swap_used / 1048576);
+	}
+	printf("anon folios of the service and the batch while they hold their memory (MiB by "
+	       "size, median):\n");
+	for (col = 0; col < mx.ncols; col++)
+		for (k = MX_SERVICE; k <= MX_BATCH && mx.cells[col].n; k++) {
+			char label[80];
+
+			snprintf(label, sizeof(label), "%s %s", mx.col_names[col], mx_names[k]);
+			bench_print_folios(label, &mx.cells[col].folios[k]);
+		}
+	printf("(under TCG the soft TLB does not reward large folios: the times show faults, "
+	       "zeroing and reclaim; n.d.: the per-round ratio's interval holds 1.0)\n");
 }
 
-/* The rounds so far: one benchmark at a time. */
-static struct wl_run runs[BENCH_NR_MODES][WL_MAX_REPEATS][MX_NR];
-static bool round_done[BENCH_NR_MODES][WL_MAX_REPEATS];
-static struct mx_report mr;
+/* --- the benchmark ---------------------------------------------------------- */
 
-/* One round of mode m: its workloads at once. 0, an exit code or -EINTR. */
-static int mx_col(void *ctx, int m, int rep, const char *tag)
+/* The columns: the selected modes, then one per size alone; --node-high or
+ * its default. 0 or an exit code (printed). */
+static int mx_init(struct bench_opts *o)
 {
-	const struct bench_opts *o = ctx;
-	bool done;
-	int ret;
+	const __u64 *sizes = o->nr_sizes ? o->sizes : mx_default_sizes;
+	int i, n = o->nr_sizes ? o->nr_sizes :
+		   (int)(sizeof(mx_default_sizes) / sizeof(mx_default_sizes[0]));
+	char path[256], sz[24];
 
-	if (skip[m])
-		return 0;
-	bench_progress(o, "%s mixed %s round %d ...", tag, bench_mode_name(m, o), rep + 1);
-	ret = mx_round(o, m, runs[m][rep], &done);
-	round_done[m][rep] = !ret && done;
-	if (round_done[m][rep])
-		bench_progress(o, "%s   shell %.2f s, gups %.2f s, bloat %.2f s", tag,
-			       runs[m][rep][0].secs, runs[m][rep][1].secs, runs[m][rep][2].secs);
-	return ret;
-}
-
-/* Spreads, each workload's best static mode, the ratios and their
- * geometric means over rounds. */
-static void mx_compute(int rounds)
-{
-	int m, rep, w;
-
-	/* per workload: its spreads and its own best static mode */
-	for (w = 0; w < MX_NR; w++) {
-		double med[BENCH_NR_MODES];
-
-		for (m = 0; m < BENCH_NR_MODES; m++) {
-			double s[WL_MAX_REPEATS], pk[WL_MAX_REPEATS];
-			struct bench_folios fo[WL_MAX_REPEATS];
-			int n = 0;
-
-			for (rep = 0; rep < rounds; rep++)
-				if (round_done[m][rep]) {
-					s[n] = runs[m][rep][w].secs;
-					pk[n] = runs[m][rep][w].peak;
-					fo[n++] = runs[m][rep][w].folios;
-				}
-			mr.n[m] = n;
-			bench_spread(s, n, &mr.secs[m][w]);
-			bench_spread(pk, n, &mr.peak[m][w]);
-			bench_folios_median(fo, n, &mr.folios[m][w]);
-			med[m] = bench_mode_static(m) && n ? -mr.secs[m][w].median : NAN;
-		}
-		mr.best[w] = bench_argmax(med, BENCH_NR_MODES);
+	memset(&mx, 0, sizeof(mx));
+	mx.o = o;
+	mx.requests = o->requests_given ? o->requests : MX_DEFAULT_REQUESTS;
+	/* what they need at least: the array and the service's values; the
+	 * service's own memory per key, the processes' own and what large
+	 * folios add are more, so the limit binds */
+	mx.node_high = o->mx_node_high ? o->mx_node_high : o->wl_array_size + o->keys * o->value_size;
+	mx.ncols = BENCH_NR_MODES + n;
+	for (i = 0; i < BENCH_NR_MODES; i++)
+		snprintf(mx.col_names[i], sizeof(mx.col_names[i]), "%s", bench_mode_name(i, o));
+	for (i = 0; i < n; i++) {
+		mthpctl_format_size(sizes[i], sz, sizeof(sz));
+		snprintf(path, sizeof(path), MTHPCTL_THP_DIR "/hugepages-%llukB/enabled",
+			 (unsigned long long)(sizes[i] >> 10));
+		if (access(path, F_OK))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "--sizes %s: this kernel has no %s: give sizes it has "
+					     "(ls %s)", sz, path, MTHPCTL_THP_DIR);
+		mx.col_size[BENCH_NR_MODES + i] = sizes[i];
+		snprintf(mx.col_names[BENCH_NR_MODES + i], sizeof(mx.col_names[0]), "only-%s", sz);
 	}
-	/* per mode: each workload's ratio and their geometric mean, per round */
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		double gm[WL_MAX_REPEATS];
-
-		for (w = 0; w < MX_NR; w++) {
-			double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
-
-			for (rep = 0; rep < rounds; rep++) {
-				num[rep] = mr.best[w] >= 0 && round_done[mr.best[w]][rep] ?
-					   runs[mr.best[w]][rep][w].secs : NAN;
-				den[rep] = round_done[m][rep] ? runs[m][rep][w].secs : NAN;
-			}
-			bench_ratio_spread(num, den, rounds, &mr.ratio[m][w]);
-		}
-		for (rep = 0; rep < rounds; rep++) {
-			double sum = 0;
-
-			gm[rep] = NAN;
-			for (w = 0; w < MX_NR; w++) {
-				int b = mr.best[w];
-
-				if (b < 0 || !round_done[b][rep] || !round_done[m][rep] ||
-				    runs[m][rep][w].secs <= 0)
-					break;
-				sum += log(runs[b][rep][w].secs / runs[m][rep][w].secs);
-			}
-			if (w == MX_NR)
-				gm[rep] = exp(sum / MX_NR);
-		}
-		bench_spread(gm, rounds, &mr.geomean[m]);
-	}
-	{
-		double g[BENCH_NR_MODES];
-
-		for (m = 0; m < BENCH_NR_MODES; m++)
-			g[m] = bench_mode_static(m) && mr.n[m] ? mr.geomean[m].median : NAN;
-		mr.best_global = bench_argmax(g, BENCH_NR_MODES);
-	}
-}
-
-static void mx_ratios(void *ctx, int rounds, struct bench_rounds_widest *wd)
-{
-	const struct bench_opts *o = ctx;
-	char name[96];
-	int m, w;
-
-	mx_compute(rounds);
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		snprintf(name, sizeof(name), "%s geometric mean", bench_mode_name(m, o));
-		bench_rounds_widest_note(wd, name, &mr.geomean[m]);
-		for (w = 0; w < MX_NR; w++) {
-			if (m == mr.best[w])
-				continue;
-			snprintf(name, sizeof(name), "%s %s vs its best", bench_mode_name(m, o),
-				 bench_wl_kinds[w].name);
-			bench_rounds_widest_note(wd, name, &mr.ratio[m][w]);
-		}
-	}
+	if (!bench_in_path(o->redis_server))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "%s not found: install redis-server or give --redis-server PATH",
+				     o->redis_server);
+	if (!bench_in_path(o->redis_benchmark))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "%s not found: install redis-tools or give --redis-benchmark PATH",
+				     o->redis_benchmark);
+	if (bench_wl_port_listening(o->port))
+		return mthpctl_error(MTHPCTL_EXIT_STATE,
+				     "port %u on 127.0.0.1 is busy: stop what listens there or give --port",
+				     o->port);
+	return 0;
 }
 
 int bench_mixed(struct bench_opts *o)
 {
-	static struct bench_rounds rounds;
 	struct bench_report report = {
-		.name = "mixed", .title = "mixed", .ctx = &mr,
+		.name = "mixed", .title = "mixed", .ctx = &mx,
 		.json_config = mx_json_config, .json_body = mx_json_body,
 		.text_headline = mx_text_headline, .text_body = mx_text_body,
-		.rounds = &rounds, .nr_rounds = 1,
+		.rounds = &mx.rounds, .nr_rounds = 1,
 	};
-	int ret, sel[BENCH_NR_MODES], nsel;
+	const char *tmp = getenv("TMPDIR");
+	int ret, col, sel[MX_MAX_COLS], nsel = 0;
 
-	memset(&mr, 0, sizeof(mr));
-	memset(round_done, 0, sizeof(round_done));
-	mr.o = o;
-	mr.rounds = &rounds;
+	ret = mx_init(o);
+	if (ret)
+		return ret;
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	bench_rounds_init(&rounds, o, WL_MAX_REPEATS, NULL);
-	nsel = bench_selected_modes(o, sel);
-	ret = bench_rounds_run(o, &rounds, sel, nsel, mx_col, mx_ratios, o);
+	/* redis-server's --dir: empty, so it loads no dump.rdb of anyone's */
+	snprintf(mx.tmpdir, sizeof(mx.tmpdir), "%s/mthpctl-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(mx.tmpdir)) {
+		bench_restore();
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a directory in /tmp: %s",
+				     strerror(errno));
+	}
+	for (col = 0; col < mx.ncols; col++)
+		if (col >= BENCH_NR_MODES || (o->modes & (1u << col)))
+			sel[nsel++] = col;
+	bench_rounds_init(&mx.rounds, o, WL_MAX_REPEATS, NULL);
+	ret = bench_rounds_run(o, &mx.rounds, sel, nsel, mx_col, mx_ratios, NULL);
 	bench_restore();
+	bench_rm_tree(mx.tmpdir);
 	if (ret > 0)
 		return ret;
-	mx_compute(rounds.started);
+	mx_compute(mx.rounds.started);
 	report.interrupted = ret == -EINTR;
-	report.notes[0] = skip[BENCH_POLICY] ? skip_note[BENCH_POLICY] : NULL;
-	report.notes[1] = skip[BENCH_SIMPLE] ? skip_note[BENCH_SIMPLE] : NULL;
+	report.notes[0] = mx.skip[BENCH_POLICY] ? mx.skip_note[BENCH_POLICY] : NULL;
+	report.notes[1] = mx.skip[BENCH_SIMPLE] ? mx.skip_note[BENCH_SIMPLE] : NULL;
 	return bench_report(o, &report);
 }

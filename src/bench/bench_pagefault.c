@@ -101,6 +101,7 @@ static int pf_one(struct bench_opts *o, int col, struct pf_run *r)
 	err = bench_mode_set_thp(col == PF_FLOOR ? BENCH_POLICY : (enum bench_mode)col, o);
 	if (err)
 		return err;
+	bench_settle_memory();
 	err = bench_cg_create("pagefault", cg, sizeof(cg));
 	if (err)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",

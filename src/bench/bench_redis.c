@@ -105,7 +105,7 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 	err = bench_mode_set_thp(mode, c->o);
 	if (err)
 		return err;
-	bench_drop_caches();
+	bench_settle_memory();
 	err = bench_cg_create("redis", x->cg, sizeof(x->cg));
 	if (err) {
 		x->cg[0] = '\0';	/* not ours to remove */

@@ -89,6 +89,62 @@ static void json_rounds(struct jw *w, const struct bench_report *r)
 	jw_arr_close(w);
 }
 
+/* "start_state": {"found": {...}, "settled": {...}, "khugepaged", "settle_s"}:
+ * what the benchmark found, and what it started from (bench_start.c) */
+static void json_start_state_fields(struct jw *w, const char *key, const struct bench_start_state *s)
+{
+	jw_key(w, key);
+	jw_obj_open(w);
+	jw_ku64(w, "free_pmd_blocks", s->free_pmd_blocks);
+	jw_ku64(w, "mem_free", s->mem_free);
+	jw_ku64(w, "swap_used", s->swap_used);
+	jw_ku64(w, "page_cache", s->page_cache);
+	jw_ku64(w, "khugepaged_full_scans", s->khugepaged_full_scans);
+	jw_ku64(w, "khugepaged_pages_collapsed", s->khugepaged_pages_collapsed);
+	jw_obj_close(w);
+}
+
+static void json_start_state(struct jw *w)
+{
+	const struct bench_start *st = bench_start_get();
+
+	jw_key(w, "start_state");
+	if (!st) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_open(w);
+	json_start_state_fields(w, "found", &st->found);
+	json_start_state_fields(w, "settled", &st->settled);
+	jw_kstr(w, "khugepaged", bench_khugepaged_name(st->khugepaged));
+	jw_ku64(w, "khugepaged_pages_collapsed_settling",
+		st->settled.khugepaged_pages_collapsed - st->found.khugepaged_pages_collapsed);
+	jw_kdouble(w, "settle_s", st->settle_ns / 1e9);
+	jw_obj_close(w);
+}
+
+/* "start state: 312 free 2M blocks (found 101), swap in use 0.0 MiB
+ * (found 3.2), page cache 52.1 MiB (found 610.4); khugepaged: idle" */
+static void text_start_state(void)
+{
+	const struct bench_start *st = bench_start_get();
+
+	if (!st)
+		return;
+	printf("start state: %llu free %lluK blocks (found %llu), swap in use %.1f MiB (found %.1f), "
+	       "page cache %.1f MiB (found %.1f); khugepaged: %s, %llu pages collapsed settling; "
+	       "settled in %.1f s\n",
+	       (unsigned long long)st->settled.free_pmd_blocks,
+	       (unsigned long long)(mthpctl_page_size() << mthpctl_pmd_order()) >> 10,
+	       (unsigned long long)st->found.free_pmd_blocks,
+	       st->settled.swap_used / 1048576.0, st->found.swap_used / 1048576.0,
+	       st->settled.page_cache / 1048576.0, st->found.page_cache / 1048576.0,
+	       bench_khugepaged_name(st->khugepaged),
+	       (unsigned long long)(st->settled.khugepaged_pages_collapsed -
+				    st->found.khugepaged_pages_collapsed),
+	       st->settle_ns / 1e9);
+}
+
 /* "rounds: 7 (at least 3), converged: widest interval 4.1% (NAME), asked 5%" */
 static void text_rounds(const struct bench_report *r)
 {
@@ -135,6 +191,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 			if (r->notes[i])
 				jw_str(w, r->notes[i]);
 		jw_arr_close(w);
+		json_start_state(w);
 		json_rounds(w, r);
 		r->json_body(w, r->ctx);
 		jw_obj_close(w);
@@ -144,6 +201,7 @@ int bench_report(const struct bench_opts *o, const struct bench_report *r)
 		printf("%s on %s: ", r->title, u.release);
 		r->text_headline(r->ctx);
 		printf("%s\n", r->interrupted ? " (INTERRUPTED: partial)" : "");
+		text_start_state();
 		text_rounds(r);
 		r->text_body(r->ctx);
 	}

@@ -2,7 +2,8 @@
 /*
  * mthpctl bench: a run's start and end. bench_setup() checks, takes the
  * signals (SIGINT/SIGTERM/SIGHUP set bench_stop), saves the settings
- * (bench_env.c) and makes the bench cgroup (bench_cgroup.c);
+ * (bench_env.c), makes the bench cgroup (bench_cgroup.c) and settles the
+ * state the benchmark starts from (bench_start.c);
  * bench_restore() undoes it all and everything the other bench files
  * recorded (children, cgroups, policies), at the end, on error and after a
  * signal.
@@ -67,6 +68,7 @@ int bench_setup(const struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set up %s: %s", o->cgroup,
 				     strerror(-err));
 	}
+	bench_start_settle(o);
 	return 0;
 }
 

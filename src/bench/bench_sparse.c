@@ -101,6 +101,7 @@ static int sp_one(struct bench_opts *o, enum bench_mode mode, struct sp_run *r, 
 	err = bench_mode_set_thp(mode, o);
 	if (err)
 		return err;
+	bench_settle_memory();
 	err = bench_cg_create("sparse", parent, sizeof(parent));
 	if (!err)
 		err = bench_cg_create("sparse/small", small, sizeof(small));

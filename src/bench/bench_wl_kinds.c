@@ -26,38 +26,49 @@
 #include "parse.h"
 
 #define WL_PAGE		4096ULL
-/* the seed of gups' fill order and updates: every run and mode touches the
- * same pages in the same order */
-#define WL_GUPS_SEED	0x67757073ULL	/* "gups" */
 
 /* --- the workloads (in the child) ------------------------------------- */
+
+unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned int n,
+				   int out_fd, pid_t *pids, int *err)
+{
+	unsigned int i;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			*err = errno;
+			break;
+		}
+		if (!pids[i]) {
+			/* a process group of its own: killed with its pipeline */
+			setpgid(0, 0);
+			if (out_fd >= 0) {
+				dup2(out_fd, STDOUT_FILENO);
+				close(out_fd);
+			}
+			execl("/bin/sh", "sh", "-c", script, arg, (char *)NULL);
+			_exit(127);
+		}
+		setpgid(pids[i], pids[i]);
+	}
+	return i;
+}
 
 /* shell: each pipeline a /bin/sh running the loop; all in parallel */
 static int shell_run(const struct bench_opts *o, struct wl_result *res)
 {
 	char script[512], loops[16];
 	pid_t pids[BENCH_WL_MAX_PIPELINES];
-	unsigned int i, started = 0;
-	int status, err = 0;
+	unsigned int i, started;
+	int status, err;
 	__u64 t0 = bench_now_ns();
 
-	/* small programs, each a fork and exec: seq, sort, od, grep, wc */
 	snprintf(script, sizeof(script),
-		 "i=0; while [ $i -lt $0 ]; do seq 1 2000 | sort -nr | od -An -tx4 | "
-		 "grep -c 7 | wc -c >/dev/null || exit 1; i=$((i + 1)); done");
+		 "i=0; while [ $i -lt $0 ]; do " BENCH_WL_PIPELINE " || exit 1; i=$((i + 1)); done");
 	snprintf(loops, sizeof(loops), "%u", o->wl_loops);
-	for (i = 0; i < o->wl_pipelines; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0) {
-			err = errno;
-			break;
-		}
-		if (!pids[i]) {
-			execl("/bin/sh", "sh", "-c", script, loops, (char *)NULL);
-			_exit(127);
-		}
-		started++;
-	}
+	started = bench_wl_shells_start(script, loops, o->wl_pipelines, -1, pids, &err);
 	for (i = 0; i < started; i++)
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
@@ -69,32 +80,31 @@ static int shell_run(const struct bench_opts *o, struct wl_result *res)
 
 /* gups: the fill in random order (a Fisher-Yates permutation of the pages),
  * every word of a page written when its turn comes, then random updates */
-static int gups_run(const struct bench_opts *o, struct wl_result *res)
+__u64 *bench_wl_array_fill(__u64 size, __u64 *seed, double *fill_secs)
 {
-	__u64 npages = o->wl_array_size / WL_PAGE, nwords = o->wl_array_size / 8;
-	__u64 seed = WL_GUPS_SEED, i, j, w, t0;
+	__u64 npages = size / WL_PAGE, i, j, w, t0;
 	__u64 *table;
 	__u32 *order, tmp;
 
 	order = malloc(npages * sizeof(*order));
 	if (!order) {
-		res->err = ENOMEM;
-		return -ENOMEM;
+		errno = ENOMEM;
+		return NULL;
 	}
 	for (i = 0; i < npages; i++)
 		order[i] = i;
 	for (i = npages - 1; i > 0; i--) {
-		j = bench_prng_next(&seed) % (i + 1);
+		j = bench_prng_next(seed) % (i + 1);
 		tmp = order[i];
 		order[i] = order[j];
 		order[j] = tmp;
 	}
-	table = mmap(NULL, o->wl_array_size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	table = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (table == MAP_FAILED) {
-		res->err = errno;
+		i = errno;
 		free(order);
-		return -res->err;
+		errno = i;
+		return NULL;
 	}
 	t0 = bench_now_ns();
 	for (i = 0; i < npages; i++) {
@@ -103,13 +113,32 @@ static int gups_run(const struct bench_opts *o, struct wl_result *res)
 		for (w = 0; w < WL_PAGE / 8; w++)
 			page[w] = (__u64)order[i] * (WL_PAGE / 8) + w;
 	}
-	res->fill_secs = (bench_now_ns() - t0) / 1e9;
+	*fill_secs = (bench_now_ns() - t0) / 1e9;
 	free(order);
-	for (i = 0; i < o->wl_updates; i++) {
-		__u64 r = bench_prng_next(&seed);
+	return table;
+}
+
+void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed)
+{
+	__u64 i, nwords = size / 8;
+
+	for (i = 0; i < n; i++) {
+		__u64 r = bench_prng_next(seed);
 
 		table[r % nwords] ^= r;
 	}
+}
+
+static int gups_run(const struct bench_opts *o, struct wl_result *res)
+{
+	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns();
+	__u64 *table = bench_wl_array_fill(o->wl_array_size, &seed, &res->fill_secs);
+
+	if (!table) {
+		res->err = errno;
+		return -res->err;
+	}
+	bench_wl_array_update(table, o->wl_array_size, o->wl_updates, &seed);
 	res->secs = (bench_now_ns() - t0) / 1e9;
 	return 0;	/* the table stays mapped: the parent reads its folios */
 }
@@ -229,8 +258,8 @@ static int arenas_run(const struct bench_opts *o, struct wl_result *res)
 /* --- memcached (in the parent: the server in the cgroup, the load
  * generator outside it, as redis) ------------------------------------- */
 
-#define MC_START_TIMEOUT_NS	(30 * NSEC_PER_SEC)
-#define MC_CONNECT_INTERVAL_US	100000
+#define SERVER_START_TIMEOUT_NS	(30 * NSEC_PER_SEC)
+#define SERVER_CONNECT_INTERVAL_US	100000
 
 bool bench_wl_port_listening(unsigned int port)
 {
@@ -246,6 +275,30 @@ bool bench_wl_port_listening(unsigned int port)
 	return ok;
 }
 
+int bench_wl_server_wait(const char *name, unsigned int port, pid_t *server)
+{
+	__u64 t0 = bench_now_ns();
+	int status;
+
+	if (*server < 0)
+		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", name,
+				     strerror(-*server));
+	while (!bench_wl_port_listening(port)) {
+		if (bench_stop)
+			return -EINTR;
+		if (bench_wait(*server, 1, &status) == 0) {
+			*server = -1;
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s exited at start (port %u busy?)",
+					     name, port);
+		}
+		if (bench_now_ns() - t0 > SERVER_START_TIMEOUT_NS)
+			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s does not listen on port %u",
+					     name, port);
+		usleep(SERVER_CONNECT_INTERVAL_US);
+	}
+	return 0;
+}
+
 /* memcached in cg (*server: its pid, left running with its data), then
  * memaslap from outside. 0, an exit code (printed) or -EINTR. */
 static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl_result *res,
@@ -255,7 +308,6 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 	char out[8192], cfg[] = "/tmp/mthpctl-bench.XXXXXX";
 	int p[2], status, cfg_fd, err;
 	pid_t cli;
-	__u64 t0;
 
 	snprintf(port, sizeof(port), "%u", o->port);
 	snprintf(mem, sizeof(mem), "%llu", (unsigned long long)(o->mc_cache_size >> 20));
@@ -267,23 +319,9 @@ static int memcached_serve(const struct bench_opts *o, const char *cg, struct wl
 
 		*server = bench_spawn(cg, argv, -2, -2, NULL, NULL);
 	}
-	if (*server < 0)
-		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot start %s: %s", o->memcached,
-				     strerror(-*server));
-	t0 = bench_now_ns();
-	while (!bench_wl_port_listening(o->port)) {
-		if (bench_stop)
-			return -EINTR;
-		if (bench_wait(*server, 1, &status) == 0) {
-			*server = -1;
-			return mthpctl_error(MTHPCTL_EXIT_FAIL, "%s exited at start (port %u busy?)",
-					     o->memcached, o->port);
-		}
-		if (bench_now_ns() - t0 > MC_START_TIMEOUT_NS)
-			return mthpctl_error(MTHPCTL_EXIT_FAIL, "memcached does not listen on port %u",
-					     o->port);
-		usleep(MC_CONNECT_INTERVAL_US);
-	}
+	err = bench_wl_server_wait(o->memcached, o->port, server);
+	if (err)
+		return err;
 	snprintf(srv, sizeof(srv), "127.0.0.1:%u", o->port);
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->requests);
 	snprintf(conc, sizeof(conc), "%u", o->clients);

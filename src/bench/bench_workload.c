@@ -13,8 +13,9 @@
  *   memcached  Debian's memcached in the cgroup, loaded by Debian's memaslap
  *          (memcaslap) from outside it
  *
- * bench mixed (bench_mixed.c) runs shell, gups and bloat at once. What each
- * workload does is in bench_wl_kinds.c; this file runs them and reports.
+ * What each workload does is in bench_wl_kinds.c; this file runs them and
+ * reports (bench mixed, bench_mixed.c, starts and measures its own with
+ * bench_wl_start() and bench_wl_finish()).
  *
  * One child process runs the workload in the cgroup, sends its timing and
  * holds its memory; then the figures that do not depend on timing are read
@@ -158,6 +159,8 @@ int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run
 	r->secs = l->res.secs;
 	r->fill_secs = l->res.fill_secs;
 	r->rate = l->res.rate;
+	r->ops = l->res.ops;
+	r->p99_ms = l->res.p99_ms;
 	return 0;
 }
 
@@ -184,7 +187,7 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 	err = bench_mode_set_thp(mode, o);
 	if (err)
 		return err;
-	bench_drop_caches();
+	bench_settle_memory();
 	err = bench_cg_create(k->name, cg, sizeof(cg));
 	if (err) {
 		cg[0] = '\0';

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * mthpctl bench: the workloads of bench_workload.c (shell, gups, bloat,
- * memcached), started and measured one at a time there and several at
- * once by bench mixed (bench_mixed.c).
+ * memcached, arenas, compile), started and measured one at a time there;
+ * bench mixed (bench_mixed.c) starts and measures its own with the same
+ * calls, and shares the pipeline and the array.
  */
 #ifndef MTHPCTL_BENCH_WORKLOAD_H
 #define MTHPCTL_BENCH_WORKLOAD_H
@@ -15,7 +16,12 @@
 struct wl_result {
 	double secs;		/* the workload's time (gups: fill + updates) */
 	double fill_secs;	/* gups: the fill alone */
-	double rate;		/* memcached: operations per second (memaslap's TPS) */
+	/* memcached: operations per second (memaslap's TPS); mixed: each
+	 * workload's throughput over the window (requests, updates or
+	 * pipelines per second) */
+	double rate;
+	__u64 ops;		/* mixed: the requests, updates or pipelines done */
+	double p99_ms;		/* mixed's service: the median of its batches' p99 */
 	int err;		/* errno of a failure, 0 */
 };
 
@@ -35,10 +41,8 @@ struct wl_kind {
 	int (*check)(const struct bench_opts *o);
 };
 
-/* shell, gups, bloat (each with a child of its own: the ones mixed runs),
- * then memcached, arenas and compile */
+/* shell, gups, bloat, memcached, arenas and compile */
 #define BENCH_WL_NR_KINDS	6
-#define BENCH_WL_NR_CHILD	3
 extern const struct wl_kind bench_wl_kinds[BENCH_WL_NR_KINDS];	/* bench_wl_kinds.c */
 /* compile (bench_wl_compile.c): the kind's functions */
 int bench_compile_run(const struct bench_opts *o, struct wl_result *res);
@@ -48,11 +52,32 @@ int bench_compile_check(const struct bench_opts *o);
 /* Does something accept TCP connections on 127.0.0.1:PORT (a server up,
  * or the port taken)? */
 bool bench_wl_port_listening(unsigned int port);
+/* A server just spawned (*server: its pid, or -errno from bench_spawn())
+ * until it listens on 127.0.0.1:PORT. 0, an exit code (printed; *server
+ * -1 when it exited) or -EINTR. */
+int bench_wl_server_wait(const char *name, unsigned int port, pid_t *server);
+/* n /bin/sh -c script (arg its $0), each in a process group of its own,
+ * stdout to out_fd (-1: kept); their pids into pids. Returns how many
+ * started; *err the errno of a fork that failed, or 0. */
+unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned int n,
+				   int out_fd, pid_t *pids, int *err);
+/* The small programs of one pipeline, each a fork and exec (shell; bench
+ * mixed's small processes) */
+#define BENCH_WL_PIPELINE	"seq 1 2000 | sort -nr | od -An -tx4 | grep -c 7 | wc -c >/dev/null"
+/* the seed of the array's fill order and updates: every run and mode
+ * touches the same pages in the same order */
+#define BENCH_WL_ARRAY_SEED	0x67757073ULL	/* "gups" */
+/* gups' array (bench mixed's batch job): size bytes mapped and written
+ * once per 4K page, every word, in a random order from *seed; the time of
+ * the writes in *fill_secs. The array, or NULL with errno. */
+__u64 *bench_wl_array_fill(__u64 size, __u64 *seed, double *fill_secs);
+/* n random read-modify-write updates of the array's 8-byte words */
+void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed);
 
 /* What one run of a workload measured. */
 struct wl_run {
-	double secs, fill_secs, rate;
-	__u64 peak, current, pgfault;
+	double secs, fill_secs, rate, p99_ms;
+	__u64 ops, peak, current, pgfault;
 	struct bench_folios folios;	/* the cgroup's processes, while they hold */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
 	__u64 mthp_allocs;		/* global: mTHP fault allocations above 4K */

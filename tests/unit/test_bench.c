@@ -454,6 +454,33 @@ static void counts(void **state)
 	assert_int_equal(bench_parse_count(NULL, 0, 100, &v), -EINVAL);
 }
 
+/* /proc/buddyinfo of the 2 GiB VM (kernel 7.3.4, 11 orders) */
+static const char buddyinfo_vm[] =
+	"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+	"Node 0, zone    DMA32    120     88     51     33     20     12      7      5      4      6    301 \n";
+
+static void start_state(void **state)
+{
+	__u64 v;
+
+	/* order 9: DMA 1 + 3 x 2, DMA32 6 + 301 x 2 */
+	assert_int_equal(bench_parse_buddyinfo(buddyinfo_vm, 9, &v), 0);
+	assert_true(v == 1 + 6 + 6 + 602);
+	assert_int_equal(bench_parse_buddyinfo(buddyinfo_vm, 10, &v), 0);
+	assert_true(v == 3 + 301);
+	/* no column for order 11; no zone at all; a word among the counts */
+	assert_int_equal(bench_parse_buddyinfo(buddyinfo_vm, 11, &v), -EINVAL);
+	assert_int_equal(bench_parse_buddyinfo("", 9, &v), -EINVAL);
+	assert_int_equal(bench_parse_buddyinfo("Node 0, zone Normal 1 2 x 4\n", 1, &v), -EINVAL);
+
+	assert_int_equal(bench_parse_meminfo_kb("MemTotal:        2014532 kB\nSwapTotal:       1048572 kB\n"
+						"SwapFree:         1040000 kB\n", "SwapFree", &v), 0);
+	assert_true(v == 1040000);
+	/* a key that is only a prefix of another is not it */
+	assert_int_equal(bench_parse_meminfo_kb("SwapFreeX: 1 kB\n", "SwapFree", &v), -ENOENT);
+	assert_int_equal(bench_parse_meminfo_kb("Cached: kB\n", "Cached", &v), -EINVAL);
+}
+
 int run_bench_tests(void)
 {
 	const struct CMUnitTest t[] = {
@@ -462,7 +489,7 @@ int run_bench_tests(void)
 		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(counts), cmocka_unit_test(round_order),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
-		cmocka_unit_test(memstat), cmocka_unit_test(size_list),
+		cmocka_unit_test(memstat), cmocka_unit_test(size_list), cmocka_unit_test(start_state),
 	};
 	return cmocka_run_group_tests_name("bench", t, NULL, NULL);
 }

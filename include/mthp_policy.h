@@ -803,16 +803,31 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
 
 /*
  * The simple policy: the rule an in-kernel heuristic would be, kept as the
- * baseline auto has to beat. It reads the same samples as auto (the last
- * stall rate and the headroom to the nearest memory.high/max, taken by the
- * same sampler) but keeps no history: while the cgroup is at its limit
- * (mthpctl_tight()) or its last stall rate reached the threshold, orders
- * 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise every size up to max-size. No
- * ladder, hysteresis, low-usage or sparse rule: what those add is what the
- * comparison measures. 4 KiB under pressure because that is where the
- * kernel itself falls back when a large folio cannot be had.
+ * baseline auto has to beat, and the strongest of its kind we found. It
+ * reads the same samples as auto (taken by the same sampler) but keeps no
+ * history: while the cgroup is near its limit (mthpctl_near_limit()),
+ * orders 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise every size up to
+ * max-size. No ladder, hysteresis, stall, low-usage or sparse rule: what
+ * those add is what the comparison measures. 4 KiB near the limit because
+ * that is where the kernel itself falls back when a large folio cannot be
+ * had.
+ *
+ * Near the limit: the headroom to the nearest memory.high/max (its own or
+ * an ancestor's) is below 1/MTHPCTL_SIMPLE_HEADROOM_DIV of the cgroup's
+ * usage plus that headroom (the limit, for a cgroup whose memory is its
+ * own anon and shmem). Swept with bench redis at no limit and at
+ * memory.high=128M (mthpctl-policies(7), simple): see there.
  */
 #define MTHPCTL_SIMPLE_SMALL_ORDER	0
+#define MTHPCTL_SIMPLE_HEADROOM_DIV	8
+
+/* Is a cgroup with these sample values near its limit (see
+ * MTHPCTL_SIMPLE_HEADROOM_DIV)? */
+static inline int mthpctl_near_limit(__u32 flags, __u64 usage, __u64 headroom)
+{
+	return (flags & MTHPCTL_SAMPLE_USAGE) && headroom != MTHPCTL_NO_LIMIT &&
+	       headroom < (usage + headroom) / MTHPCTL_SIMPLE_HEADROOM_DIV;
+}
 
 /* Does the policy decide from its cgroups' samples (state in cgroup
  * storage, the sampler)? fixed and never answer from their parameters. */
@@ -830,8 +845,7 @@ static inline __u64 mthpctl_simple_allow(const struct mthpctl_params *p,
 
 	*why = MTHPCTL_REASON_CAP;
 	if (s->last_sample_ns && top > MTHPCTL_SIMPLE_SMALL_ORDER &&
-	    (s->stall_rate_ns >= p->threshold_ns ||
-	     mthpctl_tight(s->flags, s->usage, s->headroom))) {
+	    mthpctl_near_limit(s->flags, s->usage, s->headroom)) {
 		top = MTHPCTL_SIMPLE_SMALL_ORDER;
 		*why = MTHPCTL_REASON_PRESSURE;
 	}

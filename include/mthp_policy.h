@@ -835,12 +835,13 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
  * The simple policy: the rule an in-kernel heuristic would be, kept as the
  * baseline auto has to beat, and the strongest of its kind we found. It
  * reads the same samples as auto (taken by the same sampler) but keeps no
- * history: while the cgroup is near its limit (mthpctl_near_limit()),
- * orders 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise every size up to
- * max-size. No ladder, hysteresis, stall, low-usage or sparse rule: what
- * those add is what the comparison measures. 4 KiB near the limit because
- * that is where the kernel itself falls back when a large folio cannot be
- * had.
+ * history: while the cgroup is near its limit (mthpctl_near_limit()) or
+ * its last stall rate reached the threshold (pressure without a limit
+ * near: the host's), orders 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise
+ * every size up to max-size. No ladder, hysteresis, low-usage or sparse
+ * rule: what those add is what the comparison measures. 4 KiB under
+ * pressure because that is where the kernel itself falls back when a
+ * large folio cannot be had.
  *
  * Near the limit: see MTHPCTL_NEAR_DIV.
  */
@@ -862,7 +863,8 @@ static inline __u64 mthpctl_simple_allow(const struct mthpctl_params *p,
 
 	*why = MTHPCTL_REASON_CAP;
 	if (s->last_sample_ns && top > MTHPCTL_SIMPLE_SMALL_ORDER &&
-	    mthpctl_near_limit(s->flags, s->usage, s->headroom)) {
+	    (mthpctl_near_limit(s->flags, s->usage, s->headroom) ||
+	     s->stall_rate_ns >= p->threshold_ns)) {
 		top = MTHPCTL_SIMPLE_SMALL_ORDER;
 		*why = MTHPCTL_REASON_PRESSURE;
 	}

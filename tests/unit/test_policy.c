@@ -758,9 +758,9 @@ static void feed_headroom(const struct mthpctl_params *p, struct mthpctl_state *
 }
 
 /* simple: 4 KiB while near the limit (headroom below 1/MTHPCTL_NEAR_DIV
- * of usage plus headroom), every size otherwise, whatever the stall; no
- * history (the next sample far from the limit gives every size back at
- * once), no low-usage or sparse rule, MADV_COLLAPSE not refused. */
+ * of usage plus headroom) or stalled, every size otherwise; no history
+ * (the next sample far from the limit and without stall gives every size
+ * back at once), no low-usage or sparse rule, MADV_COLLAPSE not refused. */
 static void simple_rule(void **state)
 {
 	const struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
@@ -780,11 +780,16 @@ static void simple_rule(void **state)
 	assert_true((ALL_ANON & mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
 					       &sparse, &r)) == ALL_ANON);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == ALL_ANON);
-	/* stall far above the threshold without a limit near: every size */
-	feed(&p, &s, 3000, 500, 64);
+	/* stall at the threshold (100 ms in a 1 s window) without a limit
+	 * near: 4 KiB; just below it: every size again at once */
+	feed(&p, &s, 3000, 100, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	feed(&p, &s, 4000, 199, 64);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
-	/* near the limit: 4 KiB, for every type but MADV_COLLAPSE */
-	feed_headroom(&p, &s, 4000, 500, 64, near);
+	/* near the limit without stall: 4 KiB, for every type but
+	 * MADV_COLLAPSE */
+	feed_headroom(&p, &s, 5000, 199, 64, near);
 	assert_true(mthpctl_near_limit(s.flags, s.usage, s.headroom));
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
@@ -792,7 +797,7 @@ static void simple_rule(void **state)
 	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
 	/* two pages more of headroom: every size again at once (auto would
 	 * hold a rung) */
-	feed_headroom(&p, &s, 5000, 500, 64, near + 2 * 4096);
+	feed_headroom(&p, &s, 6000, 199, 64, near + 2 * 4096);
 	assert_false(mthpctl_near_limit(s.flags, s.usage, s.headroom));
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
@@ -803,7 +808,7 @@ static void simple_rule(void **state)
 	p.max_order = 4;
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x1c);
 	assert_int_equal(r, MTHPCTL_REASON_CAP);
-	feed_headroom(&p, &s, 6000, 500, 64, 0);
+	feed_headroom(&p, &s, 7000, 199, 64, 0);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
 }

@@ -375,6 +375,9 @@ struct mthpctl_fill {
 	__u32 forward;		/* faults that jumped past next */
 	__u32 backward;		/* faults that jumped back before last */
 	__u64 faults;		/* faults recorded, the last one included */
+	__u64 dense_faults;	/* of those, taken as dense */
+	__u32 refill;		/* 1: the fill given back at first was dense */
+	__u32 pad;
 };
 
 /* Is a fault judged by its fill (see above)? Only where the rules of the
@@ -392,17 +395,26 @@ static inline int mthpctl_fill_tracked(const struct mthpctl_vma_info *v, __u64 s
  * over: that page was given back (munmap, MADV_DONTNEED), and the mapping
  * there, new or emptied, is filled afresh. Without it a sparse toucher that
  * maps and unmaps one address again and again would add the jump back to
- * its start each time, and read as a random fill from its third mapping. */
+ * its start each time, and read as a random fill from its third mapping.
+ * The first fault of such a refill is dense when most faults of the fill
+ * given back were (the thread is known to fill this mapping densely):
+ * else its 2 MiB range, the first of the mapping, gets no PMD folio in
+ * every round of a map, fill, unmap loop (bench pagefault: 1 of every 32
+ * PMD faults of always). A sparse toucher's faults are never dense. */
 static inline int mthpctl_fill_dense(struct mthpctl_fill *f, __u64 addr,
 				     __u32 page_shift, __u32 pmd_order)
 {
 	__u64 span;
 	int dense = 0;
 
-	if (f->last && addr == f->first)
-		*f = (struct mthpctl_fill){};
+	if (f->last && addr == f->first) {
+		__u32 refill = f->dense_faults * 2 > f->faults;
+
+		*f = (struct mthpctl_fill){ .refill = refill };
+	}
 	if (!f->last) {
 		f->first = addr;
+		dense = f->refill;
 	} else {
 		if (addr > f->last && addr <= f->next)
 			dense = 1;
@@ -417,6 +429,7 @@ static inline int mthpctl_fill_dense(struct mthpctl_fill *f, __u64 addr,
 	f->last = addr;
 	f->next = (addr & ~(span - 1)) + span;
 	f->faults++;
+	f->dense_faults += dense;
 	return dense;
 }
 
@@ -534,6 +547,23 @@ static inline __u64 mthpctl_small_limit(const struct mthpctl_state *s)
 static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
 {
 	return (flags & MTHPCTL_SAMPLE_USAGE) && headroom < usage / MTHPCTL_TIGHT_DIV;
+}
+
+/*
+ * Near the limit: the headroom to the nearest memory.high/max (its own or
+ * an ancestor's) is below 1/MTHPCTL_NEAR_DIV of the cgroup's usage plus
+ * that headroom (the limit, for a cgroup whose memory is its own anon and
+ * shmem). simple's rule; the divisor swept with bench redis at no limit
+ * and at memory.high=128M (mthpctl-policies(7), simple).
+ */
+#define MTHPCTL_NEAR_DIV	8
+
+/* Is a cgroup with these sample values near its limit (see
+ * MTHPCTL_NEAR_DIV)? */
+static inline int mthpctl_near_limit(__u32 flags, __u64 usage, __u64 headroom)
+{
+	return (flags & MTHPCTL_SAMPLE_USAGE) && headroom != MTHPCTL_NO_LIMIT &&
+	       headroom < (usage + headroom) / MTHPCTL_NEAR_DIV;
 }
 
 /* Would a cgroup growing by growth bytes per window use up headroom within
@@ -803,14 +833,17 @@ static inline int mthpctl_sparse_candidate(__u32 tva, __u64 orders, __u64 allow)
 
 /*
  * The simple policy: the rule an in-kernel heuristic would be, kept as the
- * baseline auto has to beat. It reads the same samples as auto (the last
- * stall rate and the headroom to the nearest memory.high/max, taken by the
- * same sampler) but keeps no history: while the cgroup is at its limit
- * (mthpctl_tight()) or its last stall rate reached the threshold, orders
- * 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise every size up to max-size. No
- * ladder, hysteresis, low-usage or sparse rule: what those add is what the
- * comparison measures. 4 KiB under pressure because that is where the
- * kernel itself falls back when a large folio cannot be had.
+ * baseline auto has to beat, and the strongest of its kind we found. It
+ * reads the same samples as auto (taken by the same sampler) but keeps no
+ * history: while the cgroup is near its limit (mthpctl_near_limit()) or
+ * its last stall rate reached the threshold (pressure without a limit
+ * near: the host's), orders 0..MTHPCTL_SIMPLE_SMALL_ORDER; otherwise
+ * every size up to max-size. No ladder, hysteresis, low-usage or sparse
+ * rule: what those add is what the comparison measures. 4 KiB under
+ * pressure because that is where the kernel itself falls back when a
+ * large folio cannot be had.
+ *
+ * Near the limit: see MTHPCTL_NEAR_DIV.
  */
 #define MTHPCTL_SIMPLE_SMALL_ORDER	0
 
@@ -830,8 +863,8 @@ static inline __u64 mthpctl_simple_allow(const struct mthpctl_params *p,
 
 	*why = MTHPCTL_REASON_CAP;
 	if (s->last_sample_ns && top > MTHPCTL_SIMPLE_SMALL_ORDER &&
-	    (s->stall_rate_ns >= p->threshold_ns ||
-	     mthpctl_tight(s->flags, s->usage, s->headroom))) {
+	    (mthpctl_near_limit(s->flags, s->usage, s->headroom) ||
+	     s->stall_rate_ns >= p->threshold_ns)) {
 		top = MTHPCTL_SIMPLE_SMALL_ORDER;
 		*why = MTHPCTL_REASON_PRESSURE;
 	}

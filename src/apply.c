@@ -67,6 +67,7 @@ static int resolve(struct apply_run *r)
 	enum mthpctl_cg_result cr;
 	size_t i, k, n = 0;
 	char why[4400], memory_thp[64];
+	struct mthpctl_thp_off off;
 	int ret, e;
 
 	r->ent = calloc(c->n + 1, sizeof(*r->ent));
@@ -102,6 +103,11 @@ static int resolve(struct apply_run *r)
 						     ce->file, ce->line, ce->target,
 						     mthpctl_cgroup_describe(r->cgpath[n], cr, e, why, sizeof(why)));
 			w->cgroup = r->cgpath[n];
+			/* its processes that refuse what it grants (MemoryTHP=
+			 * disable, warned of above, says why already) */
+			if (!r->warning[n][0] && !mthpctl_thp_off_subtree(w->cgroup, &off))
+				mthpctl_thp_off_warning(w->cgroup, &off, &ce->params, r->warning[n],
+							sizeof(r->warning[n]));
 		}
 		/* a path and a unit, or two units, naming one cgroup: which
 		 * section wins would be an accident of their order */

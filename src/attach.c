@@ -37,6 +37,7 @@
 #include "object.h"
 #include "parse.h"
 #include "pin.h"
+#include "plan.h"
 #include "sysfs.h"
 
 
@@ -901,8 +902,13 @@ static void host_reach_json(const struct mthpctl_params *p)
 static void attach_report(const char *cgroup, const struct mthpctl_params *p,
 			  const struct attach_args *a, const struct mthpctl_attach_result *r)
 {
-	char desc[4400];
+	char desc[4400], warning[4800];
+	struct mthpctl_thp_off off;
+	bool counted = !mthpctl_thp_off_subtree(cgroup, &off);
 
+	/* processes already in the cgroup that refuse what it grants */
+	if (!counted || mthpctl_thp_off_warning(cgroup, &off, p, warning, sizeof(warning)) <= 0)
+		warning[0] = '\0';
 	if (p)
 		mthpctl_params_str(p, desc, sizeof(desc));
 	else
@@ -925,9 +931,18 @@ static void attach_report(const char *cgroup, const struct mthpctl_params *p,
 		jw_kbool(&g.jw, "shared", r->shared);
 		jw_kstr(&g.jw, "pin", r->pin);
 		host_reach_json(p);
+		jw_key(&g.jw, "thp_disabled_processes");
+		if (counted)
+			jw_u64(&g.jw, off.disabled);
+		else
+			jw_null(&g.jw);
+		if (warning[0])
+			jw_kstr(&g.jw, "warning", warning);
 		jw_obj_close(&g.jw);
 		return;
 	}
+	if (warning[0])
+		fprintf(stderr, "mthpctl: warning: %s\n", warning);
 	printf("%s policy %s to %s (cgroup id %llu, link id %u), pinned at %s\n",
 	       r->replaced ? "replaced: now" : "attached", desc, cgroup,
 	       (unsigned long long)r->cgroup_id, r->link_id, r->pin);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "sysfs.h"
 
 static int real_stat(const char *path, struct stat *st) { return stat(path, st); }
 static int real_statfs(const char *path, struct statfs *s) { return statfs(path, s); }
@@ -292,4 +293,89 @@ int mthpctl_cgroup_path_by_id(const char *root, __u64 id, char *out, size_t len)
 	}
 	mthpctl_cgroup_table_free(&t);
 	return ret;
+}
+
+/* The value after "KEY:" and blanks on a line of a /proc status text, or
+ * NULL. */
+static const char *status_field(const char *status, const char *key)
+{
+	size_t n = strlen(key);
+	const char *line = status;
+
+	while (line && *line) {
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			line += n + 1;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			return line;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
+}
+
+int mthpctl_proc_thp_enabled(const char *status, char *name, size_t len)
+{
+	const char *v = status_field(status, "Name");
+	size_t n = 0;
+
+	if (len) {
+		while (v && v[n] && v[n] != '\n' && n + 1 < len)
+			n++;
+		if (v)
+			memcpy(name, v, n);
+		name[n] = '\0';
+	}
+	v = status_field(status, "THP_enabled");
+	if (!v || (*v != '0' && *v != '1') || (v[1] && v[1] != '\n'))
+		return -ENOENT;
+	return *v == '1';
+}
+
+void mthpctl_thp_off_count_at(int cg_fd, struct mthpctl_thp_off *t)
+{
+	/* a cgroup's processes, one pid a line (64 KiB: thousands of them) */
+	static char procs[65536];
+	char path[64], status[4096], name[sizeof(t->name)];
+	const char *p = procs;
+	char *end;
+	long pid;
+
+	if (mthpctl_read_file_at(cg_fd, "cgroup.procs", procs, sizeof(procs)) <= 0)
+		return;
+	for (; (pid = strtol(p, &end, 10)) > 0 && *end == '\n'; p = end + 1) {
+		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		if (mthpctl_read_file(path, status, sizeof(status)) <= 0)
+			continue;	/* exited since */
+		t->procs++;
+		if (mthpctl_proc_thp_enabled(status, name, sizeof(name)) != 0)
+			continue;
+		if (!t->disabled++) {
+			t->pid = (int)pid;
+			memcpy(t->name, name, sizeof(t->name));
+		}
+	}
+}
+
+int mthpctl_thp_off_subtree(const char *path, struct mthpctl_thp_off *t)
+{
+	struct mthpctl_cg_table tab;
+	size_t i;
+	int fd, err;
+
+	memset(t, 0, sizeof(*t));
+	err = mthpctl_cgroup_table_build(path, &tab);
+	if (err)
+		return err;
+	for (i = 0; i < tab.n; i++) {
+		fd = open(tab.e[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		mthpctl_thp_off_count_at(fd, t);
+		close(fd);
+	}
+	mthpctl_cgroup_table_free(&tab);
+	return 0;
 }

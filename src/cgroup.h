@@ -73,4 +73,25 @@ int mthpctl_cgroup_table_build(const char *root, struct mthpctl_cg_table *t);	/*
 const char *mthpctl_cgroup_table_find(const struct mthpctl_cg_table *t, __u64 id);
 void mthpctl_cgroup_table_free(struct mthpctl_cg_table *t);
 
+/*
+ * Processes that no policy can give large folios: those with THP disabled
+ * by prctl(PR_SET_THP_DISABLE) (redis-server as shipped, "disable-thp yes";
+ * systemd's MemoryTHP=disable), "THP_enabled: 0" in /proc/PID/status.
+ */
+struct mthpctl_thp_off {
+	__u32 procs;		/* processes counted (cgroup.procs) */
+	__u32 disabled;		/* of those, THP disabled by prctl */
+	int pid;		/* the first disabled one (0: none) */
+	char name[16];		/* and its name (/proc/PID/status "Name:") */
+};
+/* What a /proc/PID/status text says: 1 THP enabled, 0 disabled by prctl,
+ * -ENOENT no THP_enabled line (a kernel before 6.x has none). Its "Name:"
+ * into name (len bytes, "" when absent). */
+int mthpctl_proc_thp_enabled(const char *status, char *name, size_t len);
+/* Adds the processes of the cgroup directory open as cg_fd to *t. */
+void mthpctl_thp_off_count_at(int cg_fd, struct mthpctl_thp_off *t);
+/* The processes of the cgroup at path and its descendants, into *t (zeroed
+ * first). 0 or -errno. */
+int mthpctl_thp_off_subtree(const char *path, struct mthpctl_thp_off *t);
+
 #endif

@@ -229,3 +229,21 @@ int mthpctl_memory_thp_warning(const char *unit, const char *memory_thp, const s
 		     unit, unit);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 1;
 }
+
+int mthpctl_thp_off_warning(const char *cgroup, const struct mthpctl_thp_off *t,
+			    const struct mthpctl_params *p, char *buf, size_t len)
+{
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!t->disabled || (p && !mthpctl_params_grant_large(p)))
+		return 0;
+	n = snprintf(buf, len,
+		     "%u of the %u processes in %s (%s, pid %d%s) have THP disabled by "
+		     "prctl(PR_SET_THP_DISABLE) and get 4 KiB pages whatever the policy allows: "
+		     "start them without it (redis: disable-thp no; systemd: no MemoryTHP=disable)",
+		     t->disabled, t->procs, cgroup, t->name[0] ? t->name : "?", t->pid,
+		     t->disabled > 1 ? ", ..." : "");
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 1;
+}

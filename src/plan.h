@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "cgroup.h"
 #include "mthpctl.h"
 
 #define MTHPCTL_STATE_DIR	"/run/mthpctl"
@@ -93,5 +94,12 @@ bool mthpctl_params_grant_large(const struct mthpctl_params *p);
  * a policy that grants nothing): 0, buf ""; -ENAMETOOLONG. */
 int mthpctl_memory_thp_warning(const char *unit, const char *memory_thp, const struct mthpctl_params *p,
 			       char *buf, size_t len);
+/* The processes of cgroup t counts with THP disabled by prctl refuse what a
+ * policy grants (a hard limit, as MemoryTHP=disable). If there are any and
+ * the policy p grants large folios (p NULL: a policy of the user's, which
+ * may), the warning attach and apply print in buf (one line, no prefix): 1;
+ * none: 0, buf ""; -ENAMETOOLONG. */
+int mthpctl_thp_off_warning(const char *cgroup, const struct mthpctl_thp_off *t,
+			    const struct mthpctl_params *p, char *buf, size_t len);
 
 #endif

@@ -170,10 +170,23 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp((*x)->path, (*y)->path);
 }
 
+/* Adds the processes of the policy's descendant cgroup at path to its
+ * count of those with THP disabled by prctl. */
+static void count_thp_off(struct status_policy *p, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	mthpctl_thp_off_count_at(fd, &p->thp_off);
+	close(fd);
+}
+
 /*
  * What the cgroup file system adds: the policy's cgroup path, the state to
- * show, how many cgroups of its subtree hold state now, the live
- * memory.pressure and memory.stat (if live: the metrics do not show them),
+ * show, how many cgroups of its subtree hold state now, how many of its
+ * processes have THP disabled by prctl, the live memory.pressure and
+ * memory.stat (if live: the metrics do not show them),
  * and the policies in effect there (k: status_gather_programs()'s). bypath:
  * the table's entries sorted by path.
  *
@@ -196,6 +209,9 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 	cg_fd = open(p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg_fd < 0)
 		return;
+	/* its own processes (those of its descendants: below) */
+	mthpctl_thp_off_count_at(cg_fd, &p->thp_off);
+	p->have_thp_off = true;
 	if (p->cgstate_fd >= 0) {
 		/* the subtree is the run of paths starting with the cgroup's */
 		plen = strlen(p->cgroup);
@@ -216,6 +232,8 @@ static void gather_cgroup(struct status_policy *p, const struct mthpctl_cg_table
 			if (!self && q[plen] != '/')
 				continue;	/* a sibling sharing the prefix */
 			p->cg_subtree++;
+			if (!self)
+				count_thp_off(p, q);
 			if (has_state(p->cgstate_fd, q, self ? cg_fd : -1, &v))
 				continue;
 			p->cg_state++;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "cgroup.h"
 #include "mthp_stats.h"
 #include "mthpctl.h"
 #include "object.h"
@@ -52,6 +53,10 @@ struct status_policy {
 	int cgstate_fd;		/* kept open for the subtree count */
 	bool cgstate_borrowed;	/* another policy's (one object): not closed */
 	long cg_state, cg_subtree;	/* cgroups holding state / in the subtree; -1 unknown */
+	/* the subtree's processes, and those no policy can help (THP
+	 * disabled by prctl); have_thp_off: counted */
+	bool have_thp_off;
+	struct mthpctl_thp_off thp_off;
 	bool live_psi, live_usage;
 	struct mthpctl_psi psi;
 	__u64 usage;

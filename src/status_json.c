@@ -316,6 +316,10 @@ static void print_policy_json(const struct status_env *e, const struct status_po
 	jw_kbool(w, "attached", p->attached);
 	/* cgroups linked to this policy object: the counters are their sum */
 	jw_ku64(w, "object_cgroups", p->object_cgroups);
+	/* its processes, and those with THP disabled by prctl (no policy
+	 * gives them large folios); null: not counted */
+	jw_ku64_or_null(w, "processes", p->have_thp_off, p->thp_off.procs);
+	jw_ku64_or_null(w, "thp_disabled_processes", p->have_thp_off, p->thp_off.disabled);
 	if (p->have_object) {
 		object_json(p);
 		hook_totals_json(e, p, totals, totals_len);

@@ -124,6 +124,18 @@ static void print_hook_cost_plain(const struct status_env *e, const struct statu
 		printf("    hook cost:     - (sysctl kernel.bpf_stats_enabled=1 to measure)\n");
 }
 
+/* The processes no policy can help, if there are any. */
+static void print_thp_off_plain(const struct status_policy *p)
+{
+	const struct mthpctl_thp_off *t = &p->thp_off;
+
+	if (p->have_thp_off && t->disabled)
+		printf("    THP disabled:  %u of %u processes, by prctl (%s, pid %d%s): 4 KiB pages "
+		       "whatever the policy allows (redis: disable-thp no)\n",
+		       t->disabled, t->procs, t->name[0] ? t->name : "?", t->pid,
+		       t->disabled > 1 ? ", ..." : "");
+}
+
 /* A policy of the user's (attach --object): what status knows of it. */
 static void print_object_plain(const struct status_env *e, const struct status_policy *p)
 {
@@ -134,6 +146,7 @@ static void print_object_plain(const struct status_env *e, const struct status_p
 	else
 		printf("    counters:      unknown (the object has no \"totals\" map of mthp_ops.h's "
 		       "convention)\n");
+	print_thp_off_plain(p);
 	print_hook_cost_plain(e, p);
 }
 
@@ -202,6 +215,7 @@ static void print_policy_plain(const struct status_env *e, const struct status_p
 		       mthpctl_format_size(mthpctl_page_size() << s->rung, a, sizeof(a)),
 		       s->probe_from != MTHPCTL_NO_PROBE ? " (trial)" : "",
 		       (unsigned long long)s->steps_down, (unsigned long long)s->steps_up);
+	print_thp_off_plain(p);
 	print_hook_cost_plain(e, p);
 	printf("    cgroups:       ");
 	if (p->cg_state >= 0)

@@ -52,6 +52,11 @@ static const struct family
 		      "Samples of stall and usage the policy took, all its cgroups" },
 	f_tracked = { "mthpctl_cgroups_tracked", "gauge",
 		      "Cgroups of the subtree that hold state in the policy's storage" },
+	f_processes = { "mthpctl_processes", "gauge",
+			"Processes in the cgroup and its descendants" },
+	f_thp_off = { "mthpctl_thp_disabled_processes", "gauge",
+		      "Processes of the cgroup with THP disabled by prctl(PR_SET_THP_DISABLE), "
+		      "which no policy can give large folios" },
 	f_effective = { "mthpctl_policies_in_effect", "gauge",
 			"bpf_mthp_ops policies in effect for the cgroup, this one and those above" },
 	f_runs = { "mthpctl_hook_runs_total", "counter",
@@ -168,6 +173,18 @@ static bool v_tracked(const struct status_env *e, const struct status_policy *p,
 {
 	*v = (double)p->cg_state;
 	return p->cg_state >= 0;
+}
+
+static bool v_processes(const struct status_env *e, const struct status_policy *p, double *v)
+{
+	*v = p->thp_off.procs;
+	return p->have_thp_off;
+}
+
+static bool v_thp_off(const struct status_env *e, const struct status_policy *p, double *v)
+{
+	*v = p->thp_off.disabled;
+	return p->have_thp_off;
 }
 
 static bool v_effective(const struct status_env *e, const struct status_policy *p, double *v)
@@ -302,6 +319,8 @@ int status_print_prometheus(const struct status_env *e, const struct status_poli
 	per_policy(&f_headroom, v_headroom, e, pol, labels, n);
 	per_policy(&f_samples, v_samples, e, pol, labels, n);
 	per_policy(&f_tracked, v_tracked, e, pol, labels, n);
+	per_policy(&f_processes, v_processes, e, pol, labels, n);
+	per_policy(&f_thp_off, v_thp_off, e, pol, labels, n);
 	per_policy(&f_effective, v_effective, e, pol, labels, n);
 	per_policy(&f_runs, v_runs, e, pol, labels, n);
 	per_policy(&f_run_time, v_run_time, e, pol, labels, n);

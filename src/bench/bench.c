@@ -13,7 +13,7 @@
 enum {
 	OPT_MODES = 0x200, OPT_POLICY, OPT_HOST, OPT_REPEATS, OPT_UNTIL_WIDTH, OPT_MAX_TIME, OPT_CGROUP, OPT_TIMEOUT, OPT_QUIET, OPT_JSON_OUT,
 	OPT_KEYS, OPT_REQUESTS, OPT_VALUE_SIZE, OPT_CLIENTS, OPT_PIPELINE, OPT_HIGH,
-	OPT_BGSAVE, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
+	OPT_BGSAVE, OPT_SHIPPED, OPT_PORT, OPT_REDIS_SERVER, OPT_REDIS_BENCHMARK, OPT_SIZES,
 	OPT_SIZE, OPT_ITERATIONS, OPT_HOOK_COST, OPT_SETTLE,
 	OPT_PROCS, OPT_MAP_SIZE, OPT_STRIDE, OPT_DENSE_SIZE, OPT_DENSE_PASSES,
 	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
@@ -76,6 +76,10 @@ static const struct argp_option options[] = {
 	  "\"fixed --max-size SIZE\" (modes cap-SIZE; the oracle is the best static setting)", 2 },
 	{ "bgsave", OPT_BGSAVE, NULL, 0,
 	  "keep redis' default save points (BGSAVE); default is --save \"\" (noBGSAVE)", 2 },
+	{ "shipped", OPT_SHIPPED, NULL, 0,
+	  "after each run, run redis as shipped too (disable-thp yes: THP disabled by prctl, "
+	  "as redis' default configuration does) in the same mode, and report its rps and "
+	  "folios beside the tuned run's (disable-thp no)", 2 },
 	{ "settle", OPT_SETTLE, "DURATION", 0,
 	  "at memory.high=max, keep redis-server DURATION after the always and policy "
 	  "runs and count its folios again: what khugepaged has collapsed by then "
@@ -229,6 +233,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->nr_sizes = n;
 		break;
 	case OPT_BGSAVE: o->bgsave = true; break;
+	case OPT_SHIPPED: o->shipped = true; break;
 	case OPT_SETTLE:
 		if (mthpctl_parse_duration(arg, &v) || v > 3600 * NSEC_PER_SEC)
 			argp_error(state, "bad --settle '%s' (a duration up to 1h, e.g. 30s; 0 = off)",

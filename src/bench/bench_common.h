@@ -76,6 +76,7 @@ struct bench_opts {
 	__u64 high[BENCH_MAX_LIST];
 	int nr_high;
 	bool bgsave;
+	bool shipped;			/* --shipped: also redis as shipped */
 	__u64 settle_ns;		/* --settle: 0 = off */
 	const char *redis_server, *redis_benchmark;
 	__u64 sizes[BENCH_MAX_LIST];	/* --sizes: per-size caps */

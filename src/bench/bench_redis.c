@@ -147,16 +147,17 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 	return 0;
 }
 
-/* redis-server in the run's cgroup, answering PING. 0, an exit code
- * (printed) or -EINTR. */
-static int server_start(struct redis_ctx *c, struct redis_one *x)
+/* redis-server in the run's cgroup, answering PING; shipped: with redis'
+ * own default, disable-thp yes (it disables THP for itself with
+ * PR_SET_THP_DISABLE). 0, an exit code (printed) or -EINTR. */
+static int server_start(struct redis_ctx *c, struct redis_one *x, bool shipped)
 {
 	const struct bench_opts *o = c->o;
 	/* "--save" "": no save points, no BGSAVE; --bgsave ends the list
 	 * before them, keeping redis' default save points */
 	char *argv[] = {
 		(char *)o->redis_server, "--port", c->port, "--bind", "127.0.0.1",
-		"--disable-thp", "no", "--daemonize", "no", "--dir", c->tmpdir,
+		"--disable-thp", shipped ? "yes" : "no", "--daemonize", "no", "--dir", c->tmpdir,
 		"--appendonly", "no", "--logfile", "", o->bgsave ? NULL : "--save", "", NULL,
 	};
 	int status;
@@ -286,10 +287,10 @@ static void run_close(struct redis_one *x)
 	bench_cg_remove(x->cg);
 }
 
-/* One run: set up, start redis-server, run redis-benchmark, measure the
- * cgroup while redis still holds its data, settle. Returns 0, an exit
- * code (printed) or -EINTR. */
-static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run *r)
+/* One run: set up, start redis-server (shipped: as shipped), run
+ * redis-benchmark, measure the cgroup while redis still holds its data,
+ * settle. Returns 0, an exit code (printed) or -EINTR. */
+static int redis_one(struct redis_ctx *c, int col, __u64 high, bool shipped, struct redis_run *r)
 {
 	struct redis_one x = { .lfd = -1, .efd = -1, .out_fd = -1, .srv = -1, .cli = -1 };
 	struct bench_memstat ms0, ms1, vm0, vm1, vmd;
@@ -305,7 +306,7 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 	bench_counters_read(&before);
 	bench_memstat_read(x.cg, &ms0);
 	bench_memstat_read(NULL, &vm0);
-	ret = server_start(c, &x);
+	ret = server_start(c, &x, shipped);
 	if (ret)
 		goto out;
 	ret = client_run(c, &x, out, sizeof(out), &r->secs);
@@ -335,7 +336,8 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, struct redis_run 
 		goto out;
 	}
 	r->done = true;
-	if (o->settle_ns && high == BENCH_HIGH_MAX && (col == BENCH_ALWAYS || col == BENCH_POLICY))
+	if (o->settle_ns && !shipped && high == BENCH_HIGH_MAX &&
+	    (col == BENCH_ALWAYS || col == BENCH_POLICY))
 		settle(o, &x, r);
 out:
 	run_close(&x);
@@ -365,11 +367,23 @@ static int redis_col(void *ctx, int m, int rep, const char *tag)
 		return 0;
 	bench_progress(o, "%s redis %s memory.high=%s round %d ...", tag, redis_col_name(c, m),
 		       c->level_names[lp->l], rep + 1);
-	err = redis_one(c, m, o->high[lp->l], r);
+	err = redis_one(c, m, o->high[lp->l], false, r);
 	if (!err && r->done)
 		bench_progress(o, "%s   %.0f rps, p99 %.2f ms, %.1f s, PMD %.1f MiB", tag,
 			       r->row.rps, r->row.p99, r->secs,
 			       r->folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+	if (!err && r->done && o->shipped) {
+		/* the same, with redis as shipped: its rps and folios only */
+		struct redis_run s = {};
+
+		err = redis_one(c, m, o->high[lp->l], true, &s);
+		r->shipped_done = !err && s.done;
+		r->shipped_rps = s.row.rps;
+		r->shipped_folios = s.folios;
+		if (r->shipped_done)
+			bench_progress(o, "%s   as shipped (disable-thp yes): %.0f rps, PMD %.1f MiB",
+				       tag, s.row.rps, s.folios.bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
+	}
 	return err;
 }
 

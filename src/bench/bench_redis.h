@@ -25,6 +25,10 @@ struct redis_run {
 	struct bench_counters delta;
 	struct bench_cgstat cs;
 	struct bench_folios folios;	/* the cgroup's, at the end of the run */
+	/* --shipped: the same run with redis as shipped (disable-thp yes) */
+	bool shipped_done;
+	double shipped_rps;
+	struct bench_folios shipped_folios;
 	bool settled;			/* --settle: settled_folios were counted */
 	struct bench_folios settled_folios;	/* --settle later */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
@@ -46,6 +50,9 @@ struct redis_cell {		/* one mode at one level: medians */
 	/* per-round ratios: against always, against the level's oracle */
 	struct bench_spread r_always, r_oracle;
 	struct bench_folios folios;
+	int n_shipped;				/* runs with shipped_folios */
+	double shipped_rps;			/* median of those */
+	struct bench_folios shipped_folios;
 	int n_settled;				/* runs with settled_folios */
 	struct bench_folios settled_folios;	/* median of those */
 	struct bench_memstat ms;

@@ -18,6 +18,8 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	double v[5][REDIS_MAX_REPEATS];
 	__u64 u[6][REDIS_MAX_REPEATS], cnt[REDIS_MAX_REPEATS];
 	struct bench_folios fol[REDIS_MAX_REPEATS], settled[REDIS_MAX_REPEATS];
+	struct bench_folios shipped[REDIS_MAX_REPEATS];
+	double shipped_rps[REDIS_MAX_REPEATS];
 	struct bench_memstat ms[REDIS_MAX_REPEATS];
 	int i, j, s, k;
 
@@ -46,6 +48,10 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 		fol[c->n] = r->folios;
 		if (r->settled)
 			settled[c->n_settled++] = r->settled_folios;
+		if (r->shipped_done) {
+			shipped_rps[c->n_shipped] = r->shipped_rps;
+			shipped[c->n_shipped++] = r->shipped_folios;
+		}
 		ms[c->n] = r->ms;
 		c->swp_agree &= r->ms.have[BENCH_MS_PSWPOUT] &&
 				bench_swap_attributed(large, r->global_pswpout,
@@ -70,6 +76,8 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	c->global_pswpout = bench_median_u64(u[5], c->n);
 	bench_folios_median(fol, c->n, &c->folios);
 	bench_folios_median(settled, c->n_settled, &c->settled_folios);
+	bench_folios_median(shipped, c->n_shipped, &c->shipped_folios);
+	c->shipped_rps = bench_median(shipped_rps, c->n_shipped);
 	bench_memstat_median(ms, c->n, &c->ms);
 	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
 		int m = 0;
@@ -205,6 +213,32 @@ static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, i
 		       pmd_share(&pol->settled_folios, &al->settled_folios, s2, sizeof(s2)), d);
 }
 
+/* --shipped: the folios and rps of redis as shipped (disable-thp yes)
+ * beside the tuned run's, per column. */
+static void print_shipped(const struct redis_ctx *c, struct redis_cell *cells, int l)
+{
+	char name[64];
+	int m;
+
+	if (!c->o->shipped)
+		return;
+	printf("redis as shipped (disable-thp yes: THP disabled by prctl, no policy reaches it) "
+	       "beside the tuned run (disable-thp no); anon folios at the end (MiB by size, "
+	       "median):\n");
+	for (m = 0; m < c->ncols; m++) {
+		struct redis_cell *x = &CELL(l, m);
+
+		if (!x->n_shipped)
+			continue;
+		snprintf(name, sizeof(name), "%s tuned", redis_col_name(c, m));
+		bench_print_folios(name, &x->folios);
+		snprintf(name, sizeof(name), "%s shipped", redis_col_name(c, m));
+		bench_print_folios(name, &x->shipped_folios);
+		printf("  rps: tuned %.0f, shipped %.0f (%.3f x)\n", x->rps, x->shipped_rps,
+		       x->rps > 0 ? x->shipped_rps / x->rps : NAN);
+	}
+}
+
 /* What the report of a redis run reads. */
 struct redis_report {
 	const struct redis_ctx *c;
@@ -224,6 +258,7 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "clients", o->clients);
 	jw_ku64(w, "pipeline", o->pipeline);
 	jw_kbool(w, "bgsave", o->bgsave);
+	jw_kbool(w, "shipped", o->shipped);
 	jw_ku64(w, "repeats", o->repeats);
 	jw_kstr(w, "policy", o->policy_text);
 	jw_key(w, "sizes");
@@ -298,6 +333,15 @@ static void redis_json_body(struct jw *w, void *ctx)
 			jw_ku64(w, "memory_peak", x->peak);
 			bench_json_counters(w, &x->delta);
 			bench_json_folios(w, &x->folios);
+			if (x->n_shipped) {
+				/* --shipped: redis as shipped, in the same mode */
+				jw_key(w, "shipped");
+				jw_obj_open(w);
+				jw_ku64(w, "runs", x->n_shipped);
+				jw_kdouble(w, "rps", x->shipped_rps);
+				bench_json_folios(w, &x->shipped_folios);
+				jw_obj_close(w);
+			}
 			if (x->n_settled) {
 				/* --settle: the same counts, that much later */
 				jw_key(w, "settled");
@@ -430,6 +474,7 @@ static void redis_text_body(void *ctx)
 			if (CELL(l, m).n)
 				bench_print_folios(redis_col_name(c, m), &CELL(l, m).folios);
 		print_settled(c, cells, l);
+		print_shipped(c, cells, l);
 		printf("memory.stat deltas of the cgroup (median):\n");
 		bench_print_memstat_header();
 		for (m = 0; m < c->ncols; m++)

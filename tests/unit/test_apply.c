@@ -437,6 +437,34 @@ static void memory_thp(void **state)
 	mthpctl_conf_free(&c);
 }
 
+static void thp_off(void **state)
+{
+	struct mthpctl_thp_off t = { .procs = 3, .disabled = 1, .pid = 42, .name = "redis-server" };
+	struct mthpctl_params p = MTHPCTL_PARAMS_DEFAULTS, never = MTHPCTL_PARAMS_DEFAULTS;
+	char msg[512];
+
+	never.policy = MTHPCTL_POLICY_NEVER;
+	assert_int_equal(mthpctl_thp_off_warning("/sys/fs/cgroup/r", &t, &p, msg, sizeof(msg)), 1);
+	assert_string_equal(msg, "1 of the 3 processes in /sys/fs/cgroup/r (redis-server, pid 42) have "
+			    "THP disabled by prctl(PR_SET_THP_DISABLE) and get 4 KiB pages whatever the "
+			    "policy allows: start them without it (redis: disable-thp no; systemd: no "
+			    "MemoryTHP=disable)");
+	/* a policy of the user's may grant */
+	assert_int_equal(mthpctl_thp_off_warning("/r", &t, NULL, msg, sizeof(msg)), 1);
+	t.disabled = 2;
+	assert_int_equal(mthpctl_thp_off_warning("/r", &t, &p, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "2 of the 3 processes in /r (redis-server, pid 42, ...)"));
+	/* nothing to warn of: none disabled, or a policy that grants nothing */
+	strcpy(msg, "x");
+	assert_int_equal(mthpctl_thp_off_warning("/r", &t, &never, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	t.disabled = 0;
+	assert_int_equal(mthpctl_thp_off_warning("/r", &t, &p, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	t.disabled = 1;
+	assert_int_equal(mthpctl_thp_off_warning("/r", &t, &p, msg, 40), -ENAMETOOLONG);
+}
+
 int run_apply_tests(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +479,7 @@ int run_apply_tests(void)
 		cmocka_unit_test(state_file),
 		cmocka_unit_test(dropin),
 		cmocka_unit_test(memory_thp),
+		cmocka_unit_test(thp_off),
 	};
 	return cmocka_run_group_tests_name("apply", tests, NULL, NULL);
 }

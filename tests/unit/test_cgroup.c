@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include "tests.h"
 #include "cgroup.h"
+#include "sysfs.h"
 
 /* A fake file system: a few paths with their type and file-system magic. */
 static const struct fake {
@@ -163,12 +167,84 @@ static void path_by_id(void **state)
 	rmdir(base);
 }
 
+static void thp_enabled(void **state)
+{
+	char name[16];
+
+	assert_int_equal(mthpctl_proc_thp_enabled("Name:\tredis-server\nUmask:\t0022\n"
+						  "THP_enabled:\t0\nuntag_mask:\t0x0\n",
+						  name, sizeof(name)), 0);
+	assert_string_equal(name, "redis-server");
+	assert_int_equal(mthpctl_proc_thp_enabled("Name:\tsh\nTHP_enabled:\t1\n", name, sizeof(name)), 1);
+	assert_string_equal(name, "sh");
+	/* the last line, without its newline */
+	assert_int_equal(mthpctl_proc_thp_enabled("THP_enabled: 0", name, sizeof(name)), 0);
+	assert_string_equal(name, "");
+	/* a kernel without the line; junk; a name cut to fit */
+	assert_int_equal(mthpctl_proc_thp_enabled("Name:\tsh\nState:\tS\n", name, sizeof(name)), -ENOENT);
+	assert_int_equal(mthpctl_proc_thp_enabled("THP_enabled:\t01\n", NULL, 0), -ENOENT);
+	assert_int_equal(mthpctl_proc_thp_enabled("XTHP_enabled:\t0\n", NULL, 0), -ENOENT);
+	assert_int_equal(mthpctl_proc_thp_enabled("Name:\tabcdefgh\nTHP_enabled:\t1\n", name, 4), 1);
+	assert_string_equal(name, "abc");
+}
+
+/* A directory with a cgroup.procs of this process and of a child with
+ * PR_SET_THP_DISABLE (and a pid that does not exist) counts one of two. */
+static void thp_off_count(void **state)
+{
+	char base[] = "/tmp/mthpctl-cg-XXXXXX", f[600], buf[128];
+	struct mthpctl_thp_off t = {};
+	int p[2], fd;
+	pid_t child;
+	FILE *out;
+
+	assert_non_null(mkdtemp(base));
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		char c;
+
+		close(p[1]);
+		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+		prctl(PR_SET_NAME, "thp-off-child", 0, 0, 0);
+		_exit(read(p[0], &c, 1) < 0);
+	}
+	close(p[0]);
+	/* the child's prctl before its status is read */
+	for (int i = 0; i < 1000; i++) {
+		snprintf(f, sizeof(f), "/proc/%d/status", (int)child);
+		if (mthpctl_read_file(f, buf, sizeof(buf)) > 0 &&
+		    strstr(buf, "thp-off-child"))
+			break;
+		usleep(1000);
+	}
+	snprintf(f, sizeof(f), "%s/cgroup.procs", base);
+	out = fopen(f, "w");
+	assert_non_null(out);
+	fprintf(out, "%d\n%d\n999999999\n", (int)getpid(), (int)child);
+	fclose(out);
+	fd = open(base, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	mthpctl_thp_off_count_at(fd, &t);
+	close(fd);
+	close(p[1]);
+	waitpid(child, NULL, 0);
+	unlink(f);
+	rmdir(base);
+	assert_int_equal(t.procs, 2);
+	assert_int_equal(t.disabled, 1);
+	assert_int_equal(t.pid, (int)child);
+	assert_string_equal(t.name, "thp-off-child");
+}
+
 int run_cgroup_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(check_paths), cmocka_unit_test(real_fs),
 		cmocka_unit_test(mounts), cmocka_unit_test(words),
-		cmocka_unit_test(path_by_id),
+		cmocka_unit_test(path_by_id), cmocka_unit_test(thp_enabled),
+		cmocka_unit_test(thp_off_count),
 	};
 	return cmocka_run_group_tests_name("cgroup", t, NULL, NULL);
 }

@@ -468,7 +468,9 @@ static void fill_order(void **state)
 }
 
 /* A strided toucher that maps one address again and again (the record
- * outlives each munmap) stays a strided toucher; a dense fill there too. */
+ * outlives each munmap) stays a strided toucher; a dense fill there too,
+ * whose first fault is dense from its second round on (the fill given
+ * back was dense), not after the strided rounds. */
 static void fill_remapped(void **state)
 {
 	const __u64 vma = 64 * MB;
@@ -484,7 +486,7 @@ static void fill_remapped(void **state)
 	for (round = 0; round < 4; round++)
 		for (off = 0; off < vma; off += 4096) {
 			dense = mthpctl_fill_dense(&f, FILL_BASE + off, 12, 9);
-			assert_int_equal(dense, off != 0);
+			assert_int_equal(dense, off != 0 || round > 0);
 			if (dense)	/* the PMD folio maps the rest of its range */
 				off = (((off >> 21) + 1) << 21) - 4096;
 		}
@@ -755,12 +757,15 @@ static void feed_headroom(const struct mthpctl_params *p, struct mthpctl_state *
 	mthpctl_update(p, s, &x);
 }
 
-/* simple: 4 KiB while stalled or at the limit, every size otherwise; no
- * history (the next sample without either gives every size back at once),
- * no low-usage or sparse rule, MADV_COLLAPSE not refused. */
+/* simple: 4 KiB while near the limit (headroom below 1/MTHPCTL_NEAR_DIV
+ * of usage plus headroom) or stalled, every size otherwise; no history
+ * (the next sample far from the limit and without stall gives every size
+ * back at once), no low-usage or sparse rule, MADV_COLLAPSE not refused. */
 static void simple_rule(void **state)
 {
 	const struct mthpctl_vma_info sparse = { .vma_bytes = 64 * MB, .mm_anon_bytes = 1 * MB };
+	/* at 64 MiB used: the largest headroom that is near the limit */
+	const __u64 near = 64 * MB / (MTHPCTL_NEAR_DIV - 1) - 4096;
 	struct mthpctl_params p = auto_p;
 	struct mthpctl_state s = {};
 	__u32 r;
@@ -775,30 +780,35 @@ static void simple_rule(void **state)
 	assert_true((ALL_ANON & mthpctl_orders(&p, &s, MTHPCTL_TVA_PAGEFAULT, ALL_ANON,
 					       &sparse, &r)) == ALL_ANON);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == ALL_ANON);
-	/* stall at the threshold (100 ms in a 1 s window): 4 KiB, for every
-	 * type but MADV_COLLAPSE */
+	/* stall at the threshold (100 ms in a 1 s window) without a limit
+	 * near: 4 KiB; just below it: every size again at once */
 	feed(&p, &s, 3000, 100, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
+	feed(&p, &s, 4000, 199, 64);
+	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
+	/* near the limit without stall: 4 KiB, for every type but
+	 * MADV_COLLAPSE */
+	feed_headroom(&p, &s, 5000, 199, 64, near);
+	assert_true(mthpctl_near_limit(s.flags, s.usage, s.headroom));
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_KHUGEPAGED, &r) == 0);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_FORCED_COLLAPSE, &r) == ALL_ANON);
-	/* just below it: every size again at once (auto would hold a rung) */
-	feed(&p, &s, 4000, 199, 64);
+	/* two pages more of headroom: every size again at once (auto would
+	 * hold a rung) */
+	feed_headroom(&p, &s, 6000, 199, 64, near + 2 * 4096);
+	assert_false(mthpctl_near_limit(s.flags, s.usage, s.headroom));
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
-	/* no stall but at the limit: 2 MiB to memory.high at 64 MiB used
-	 * (below 1/16 of it) */
-	feed_headroom(&p, &s, 5000, 199, 64, 2 * MB);
-	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
-	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
-	/* 8 MiB of headroom is not at the limit */
-	feed_headroom(&p, &s, 6000, 199, 64, 8 * MB);
-	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == ALL_ANON);
-	/* --max-size caps it when free; under pressure 4 KiB still */
+	/* no limit, or usage not known: never near */
+	assert_false(mthpctl_near_limit(MTHPCTL_SAMPLE_USAGE, 64 * MB, MTHPCTL_NO_LIMIT));
+	assert_false(mthpctl_near_limit(MTHPCTL_SAMPLE_STALL, 64 * MB, 0));
+	/* --max-size caps it when free; near the limit 4 KiB still */
 	p.max_order = 4;
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0x1c);
 	assert_int_equal(r, MTHPCTL_REASON_CAP);
-	feed(&p, &s, 7000, 400, 64);
+	feed_headroom(&p, &s, 7000, 199, 64, 0);
 	assert_true(fault(&p, &s, MTHPCTL_TVA_PAGEFAULT, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_PRESSURE);
 }

@@ -108,6 +108,10 @@ if run pagefault pagefault --size 16M --iterations 2; then
 	# process), not the machine's mTHP counters, which others move.
 	check pf2 "$out/pagefault.json" "(f := {x['mode']: x for x in j['modes']}) and f['always']['pmd_bytes'] > 0 and f['always']['largest_folio_kb'] == 2048 and f['never']['largest_folio_kb'] == 4 and {b['size_kb']: b['bytes'] for b in f['never']['folio_bytes']}[4] >= 16 << 20"
 	result "pagefault: the workload's folios: always 2M, never none above 4K" $? "unexpected folio sizes (above)"
+	# auto's last mapping is a refill of a dense fill at the same address:
+	# its first 2 MiB range too in a PMD folio, as under always
+	check pf3 "$out/pagefault.json" "(f := {x['mode']: x for x in j['modes']}) and f['always']['pmd_bytes'] == 16 << 20 and f['always+auto']['pmd_bytes'] == f['always']['pmd_bytes']"
+	result "pagefault: auto's last fill all in PMD folios, as always's" $? "fewer PMD bytes (above)"
 fi
 if run pagefault_hook pagefault --size 16M --iterations 2 --modes always,policy --hook-cost; then
 	check pfh "$out/pagefault_hook.json" "(h := j['hook_cost'])['policy_calls'] > 0 and h['floor_calls'] > 0 and h['policy_ns_per_call']['median'] > 0 and h['floor_ns_per_call']['median'] > 0 and isinstance(h['policy_vs_floor']['distinguishable'], bool)"

@@ -253,7 +253,7 @@ done
 
 # --------------------------------------------------------------------------
 
-all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version kill_steps faults madvise_host auto_fill apply object)
+all_tests=(auto_sibling hook_counts auto_pressure replace_detach status refusals races share version kill_steps faults madvise_host auto_fill apply object thp_off)
 [ $# -gt 0 ] && all_tests=("$@")
 setup
 trap 'restore' EXIT

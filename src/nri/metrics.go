@@ -25,7 +25,7 @@ type collector struct {
 	timeout time.Duration
 
 	info, attached, allowedMax, allowed, restricted, fallbacks, calls, anon, up *prometheus.Desc
-	attachErrors, podError, connected, supported, pending                   *prometheus.Desc
+	attachErrors, podError, connected, supported, pending                       *prometheus.Desc
 }
 
 func newCollector(p *Plugin, timeout time.Duration) *collector {

@@ -139,10 +139,10 @@ type Plugin struct {
 	current  string        // the cgroup the worker is settling
 	progress chan struct{} // closed (and replaced) after each step
 	wake     chan struct{}
-	resync   bool   // a Synchronize waits for the worker's status
+	resync   bool // a Synchronize waits for the worker's status
 	// syncWaiting: a Synchronize's work is not all done yet
 	syncWaiting bool
-	gone     uint64 // policies of removed cgroups seen at the last resync
+	gone        uint64 // policies of removed cgroups seen at the last resync
 	// ids of cgroups the plugin attached to: their pins are removed
 	// once the cgroup is gone (detach --cgroup-id)
 	goneIDs   map[uint64]bool

@@ -107,7 +107,7 @@ func build(root, name, out string, entry, cmd []string) error {
 	}
 	tag := name[strings.LastIndex(name, ":")+1:]
 	if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{
-		"io.containerd.image.name":         full,
+		"io.containerd.image.name":          full,
 		"org.opencontainers.image.ref.name": tag,
 	}), layout.WithPlatform(v1.Platform{OS: "linux", Architecture: runtime.GOARCH})); err != nil {
 		return err

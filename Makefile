@@ -337,7 +337,17 @@ nri-image: mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
 	$(Q)scripts/oci-image.sh -r $(NRI_IMAGE_ROOT) -n mthpctl-nri:$(VERSION) -o $(NRI_IMAGE) \
 		-e /usr/local/bin/mthpctl-nri -l /usr/local/sbin/mthpctl
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check kernel-selftests
+# The plugin on a real containerd in the VM (scripts/nri-e2e.sh,
+# tests/nri-e2e/run.sh): containerd and crictl built from their Go modules
+# once (scripts/runtime-build.sh, cached beside the kernel), Debian's runc,
+# the images built offline, the plugin run from its image with the
+# chart's mounts and security context; pods get their policies, survive
+# a slow mthpctl, a containerd restart, a plugin restart.
+.PHONY: nri-e2e
+nri-e2e: nri-image
+	$(Q)scripts/nri-e2e.sh
+
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check nri-e2e kernel-selftests
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

@@ -756,9 +756,6 @@ func (p *Plugin) RunPodSandbox(_ context.Context, pod *api.PodSandbox) error {
 func (p *Plugin) UpdatePodSandbox(_ context.Context, pod *api.PodSandbox, _, _ *api.LinuxResources) error {
 	p.mu.Lock()
 	sb := p.upsert(pod)
-	for id, ci := range sb.containers {
-		p.useContainer(sb, id, ci)
-	}
 	p.mu.Unlock()
 	p.waitSettled(sb.cgroup)
 	return nil

@@ -61,9 +61,10 @@ setup() {
 	mkdir -p "$logs"
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	ip link set lo up 2>/dev/null
 	"$M" detach --all >/dev/null 2>&1
 	mkdir -p "$W" && mount -t tmpfs -o size=1G,mode=755 nri-e2e "$W" || exit 2
-	mkdir -p "$W/empty/state" "$W/logs" "$W/cni" "$W/nri-plugins" "$W/nri-conf" /var/run/nri
+	mkdir -p "$W/empty/state" "$W/logs/mthpctl-nri" "$W/cni" "$W/nri-plugins" "$W/nri-conf" /var/run/nri
 	# (TCG is slow: a generous timeout)
 	printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 120\n' "$SOCK" "$SOCK" >"$W/crictl.yaml"
 	cat >"$W/containerd.toml" <<EOF
@@ -153,6 +154,7 @@ uid_of() { printf '4e524900-0000-4000-8000-%012d' "$1"; }
 pod_cgroup() { echo "/sys/fs/cgroup/kubepods/burstable/pod$(uid_of "$1")"; }
 pod_json() {
 	local f=$W/pod-$1-${4:-0}.json
+	mkdir -p "$W/logs/$1"
 	jq -n --arg name "$1" --arg uid "$(uid_of "$2")" --argjson ann "$3" --argjson attempt "${4:-0}" \
 		--arg logs "$W/logs/$1" '{
 		metadata: {name: $name, namespace: "default", uid: $uid, attempt: $attempt},
@@ -282,7 +284,8 @@ t_stop_remove() {
 	local cg=$(pod_cgroup 1) id
 	id=$(stat -c %i "$cg")
 	remove_pod "${sb_of[annotated]}" || fail "crictl stopp/rmp failed" || return 1
-	[ -z "$(attached "$cg")" ] || fail "a policy is left on $cg" || return 1
+	# (the detach runs in the plugin's worker: a moment under TCG)
+	wait_attached "$cg" "" 30 || fail "a policy is left on $cg" || return 1
 	[ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "pins left: $(ls "/sys/fs/bpf/mthpctl/cg-$id")" || return 1
 	note "no policy and no /sys/fs/bpf/mthpctl/cg-$id after stopp + rmp"
 }

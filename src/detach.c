@@ -171,6 +171,25 @@ int mthpctl_detach(const char *cgroup, __u64 *id, const struct mthpctl_err_sink 
 	return mthpctl_detach_id(*id, cgroup, sink);
 }
 
+/* What detach --cgroup and --cgroup-id print (cgroup: NULL for a
+ * removed one). */
+static void print_detached(const char *cgroup, __u64 id)
+{
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		jw_kstr(&g.jw, "action", "detached");
+		if (cgroup)
+			jw_kstr(&g.jw, "cgroup", cgroup);
+		jw_ku64(&g.jw, "cgroup_id", id);
+		jw_obj_close(&g.jw);
+	} else if (cgroup) {
+		printf("detached the policy of %s (cgroup id %llu)\n", cgroup, (unsigned long long)id);
+	} else {
+		printf("detached the policy of cgroup id %llu\n", (unsigned long long)id);
+	}
+}
+
 static int detach_one(const char *cgroup)
 {
 	__u64 id;
@@ -179,46 +198,38 @@ static int detach_one(const char *cgroup)
 	ret = mthpctl_detach(cgroup, &id, NULL);
 	if (ret)
 		return ret;
-	if (g.json) {
-		mthpctl_json_begin();
-		jw_obj_open(&g.jw);
-		jw_kstr(&g.jw, "action", "detached");
-		jw_kstr(&g.jw, "cgroup", cgroup);
-		jw_ku64(&g.jw, "cgroup_id", id);
-		jw_obj_close(&g.jw);
-	} else {
-		printf("detached the policy of %s (cgroup id %llu)\n", cgroup, (unsigned long long)id);
-	}
+	print_detached(cgroup, id);
 	return MTHPCTL_EXIT_OK;
 }
 
-/* A removed cgroup's policy, by its id (status: "cgroup": null): the
- * pins of a cgroup that is gone without detach --all's sweep of every
- * other policy. */
-static int detach_by_id(const char *arg)
+/* --cgroup-id's value: a cgroup id is a positive decimal number. */
+static int parse_cgroup_id(const char *arg, __u64 *id)
 {
-	char name[64], *end;
-	unsigned long long id;
-	int ret;
+	unsigned long long v;
+	char *end;
 
 	errno = 0;
-	id = strtoull(arg, &end, 10);
-	if (errno || !*arg || *end || !id || *arg == '-')
+	v = strtoull(arg, &end, 10);
+	if (errno || !*arg || *end || !v || *arg == '-' || *arg == '+')
 		return mthpctl_error(MTHPCTL_EXIT_USAGE,
 				     "bad --cgroup-id '%s' (the cgroup_id mthpctl -j status shows, e.g. 4242)", arg);
-	snprintf(name, sizeof(name), "cgroup id %llu", id);
+	*id = v;
+	return 0;
+}
+
+/* A removed cgroup's policy, by its id (status: "cgroup": null): the
+ * pins of a cgroup that is gone, without detach --all's removal of every
+ * other policy. */
+static int detach_by_id(__u64 id)
+{
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "cgroup id %llu", (unsigned long long)id);
 	ret = mthpctl_detach_id(id, name, NULL);
 	if (ret)
 		return ret;
-	if (g.json) {
-		mthpctl_json_begin();
-		jw_obj_open(&g.jw);
-		jw_kstr(&g.jw, "action", "detached");
-		jw_ku64(&g.jw, "cgroup_id", id);
-		jw_obj_close(&g.jw);
-	} else {
-		printf("detached the policy of cgroup id %llu\n", id);
-	}
+	print_detached(NULL, id);
 	return MTHPCTL_EXIT_OK;
 }
 
@@ -226,10 +237,16 @@ int cmd_detach(int argc, char **argv)
 {
 	struct detach_args a = {};
 	int ret, lock_fd;
+	__u64 id = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!!a.all + !!a.cgroup + !!a.cgroup_id != 1)
 		return mthpctl_error(MTHPCTL_EXIT_USAGE, "give one of --cgroup PATH, --cgroup-id ID or --all");
+	if (a.cgroup_id) {
+		ret = parse_cgroup_id(a.cgroup_id, &id);
+		if (ret)
+			return ret;
+	}
 	ret = mthpctl_check_caps(NULL);
 	if (ret)
 		return ret;
@@ -239,7 +256,7 @@ int cmd_detach(int argc, char **argv)
 	if (a.cgroup)
 		return detach_one(a.cgroup);	/* locks for itself */
 	if (a.cgroup_id)
-		return detach_by_id(a.cgroup_id);	/* so does this */
+		return detach_by_id(id);	/* so does this */
 	lock_fd = mthpctl_lock_pins(false);
 	if (lock_fd < 0 && lock_fd != -ENOENT)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",

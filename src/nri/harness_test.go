@@ -226,16 +226,7 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 		return err
 	}
 	b.updateFn = func(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) { return nil, nil }
-	b.rt, err = adaptation.New("containerd", "2.1.0-test", b.syncFn, b.updateFn,
-		adaptation.WithPluginPath(filepath.Join(dir, "plugins")),
-		adaptation.WithPluginConfigPath(filepath.Join(dir, "conf.d")),
-		adaptation.WithSocketPath(filepath.Join(dir, "nri.sock")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.rt.Start(); err != nil {
-		t.Fatal(err)
-	}
+	b.restartRuntime()
 	t.Cleanup(func() {
 		b.stopPlugin()
 		b.rt.Stop()
@@ -257,14 +248,24 @@ func (b *bench) startPlugin(cfg Config) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	b.plugin = p
+	b.connect()
+}
+
+// connect connects b.plugin to the runtime and waits for its
+// Synchronize to be done.
+func (b *bench) connect() {
+	b.t.Helper()
 	synced := make(chan struct{}, 1)
-	p.Synced = func() {
+	b.plugin.mu.Lock()
+	b.plugin.Synced = func() {
 		select {
 		case synced <- struct{}{}:
 		default:
 		}
 	}
-	s, err := stub.New(p, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
+	b.plugin.mu.Unlock()
+	s, err := stub.New(b.plugin, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
 		stub.WithSocketPath(filepath.Join(b.dir, "nri.sock")))
 	if err != nil {
 		b.t.Fatal(err)
@@ -279,11 +280,11 @@ func (b *bench) startPlugin(cfg Config) {
 	}
 	// the runtime has registered the plugin once a sync block is granted
 	b.rt.BlockPluginSync().Unblock()
-	b.plugin, b.stub = p, s
+	b.stub = s
 }
 
-// restartRuntime starts a new runtime on the same socket (a restart of
-// containerd).
+// restartRuntime starts a runtime on the bench's socket (again: a
+// restart of containerd).
 func (b *bench) restartRuntime() {
 	b.t.Helper()
 	rt, err := adaptation.New("containerd", "2.1.0-test", b.syncFn, b.updateFn,
@@ -307,30 +308,7 @@ func (b *bench) reconnect() {
 		b.stub.Stop()
 		b.stub.Wait()
 	}
-	synced := make(chan struct{}, 1)
-	b.plugin.mu.Lock()
-	b.plugin.Synced = func() {
-		select {
-		case synced <- struct{}{}:
-		default:
-		}
-	}
-	b.plugin.mu.Unlock()
-	s, err := stub.New(b.plugin, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
-		stub.WithSocketPath(filepath.Join(b.dir, "nri.sock")))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if err := s.Start(context.Background()); err != nil {
-		b.t.Fatal(err)
-	}
-	select {
-	case <-synced:
-	case <-time.After(10 * time.Second):
-		b.t.Fatal("the plugin was not synchronized in 10s")
-	}
-	b.rt.BlockPluginSync().Unblock()
-	b.stub = s
+	b.connect()
 }
 
 func (b *bench) stopPlugin() {

@@ -44,7 +44,7 @@ scripts/oci-image.sh -r "$out/workload/root" -n e2e/workload:1 -o "$out/images/w
 	-e /bin/faulter
 (cd src/nri/deploy/check && GOTOOLCHAIN=local GOFLAGS=-mod=readonly "$GO" run ./e2econfig \
 	-chart ../helm/mthpctl-nri -o "$out/plugin" -empty-dirs /run/mthpctl-nri-e2e/empty \
-	-uid 4e524900-0000-4000-8000-000000000001)
+	-uid 4e524900-0000-4000-8000-00000000ffff)
 kdir=$(scripts/kernel-build.sh | tail -n1)
 log "built in $(( $(date +%s) - start )) s; booting the VM"
 

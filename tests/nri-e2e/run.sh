@@ -38,8 +38,8 @@ cri() { crictl --config "$W/crictl.yaml" "$@"; }
 start_containerd() {
 	containerd --config "$W/containerd.toml" >>"$logs/containerd.log" 2>&1 &
 	containerd_pid=$!
-	local i
-	for i in $(seq 600); do
+	local end=$((SECONDS + 60))
+	while [ "$SECONDS" -le "$end" ]; do
 		ctr -a "$SOCK" version >/dev/null 2>&1 && cri info >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
@@ -159,8 +159,8 @@ plugin_log() { cri logs "$plugin_ctr" 2>&1; }
 
 # wait_log TEXT N SECONDS: the plugin's log has N lines with TEXT
 wait_log() {
-	local i
-	for i in $(seq $(($3 * 2))); do
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
 		[ "$(plugin_log | grep -cF -- "$1")" -ge "$2" ] && return 0
 		sleep 0.5
 	done
@@ -187,12 +187,12 @@ pod_json() {
 	echo "$f"
 }
 
-# ctr_json NAME: a workload container probing 8 MiB every second
+# ctr_json NAME: a workload container probing 8 MiB every second for an hour
 # (privileged: the faulter reads /proc/kpageflags)
 ctr_json() {
 	local f=$W/ctr-$1.json
 	jq -n --arg name "$1" '{metadata: {name: $name}, image: {image: "docker.io/e2e/workload:1"},
-		args: ["-s", "8", "-n", "0", "-i", "1000"], log_path: ($name + ".log"),
+		args: ["-s", "8", "-n", "0", "-d", "3600000", "-i", "1000"], log_path: ($name + ".log"),
 		linux: {security_context: {privileged: true}}}' >"$f"
 	echo "$f"
 }
@@ -215,8 +215,8 @@ run_pod() {
 # probe_of NAME/CONTAINER SECONDS COND: the first probe line of the
 # container whose fields satisfy the awk COND
 probe_of() {
-	local cid=${ctr_ids[$1]} i line
-	for i in $(seq $(($2 * 2))); do
+	local cid=${ctr_ids[$1]} line end=$((SECONDS + $2))
+	while [ "$SECONDS" -le "$end" ]; do
 		line=$(cri logs "$cid" 2>/dev/null | awk '/^probe=/ {
 			delete v
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
@@ -228,12 +228,20 @@ probe_of() {
 	return 1
 }
 
+# ctr_state NAME/CONTAINER: its state and its log's last lines, for a
+# failure's message
+ctr_state() {
+	local cid=${ctr_ids[$1]}
+	echo "$(cri inspect -o json "$cid" | jq -r '.status | "\(.state) exit \(.exitCode) \(.reason)"'):" \
+		"$(cri logs "$cid" 2>&1 | tail -n 3 | tr '\n' ' ')"
+}
+
 # attached CGROUP: the policy mthpctl status shows on it ("" if none)
 attached() { "$M" -j status | jq -r --arg cg "$1" '.policies[] | select(.cgroup == $cg) | .policy'; }
 
 wait_attached() { # CGROUP POLICY SECONDS
-	local i
-	for i in $(seq $(($3 * 2))); do
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
 		[ "$(attached "$1")" = "$2" ] && return 0
 		sleep 0.5
 	done
@@ -252,7 +260,7 @@ t_annotated_pod() {
 	run_pod annotated 1 '{"mthpctl.io/policy": "fixed max-size=2M"}' app || fail "pod annotated did not start" || return 1
 	run_pod plain 2 '{}' app || fail "pod plain did not start" || return 1
 	la=$(probe_of annotated/app 60 'v["o9"] > 0') ||
-		fail "annotated pod: no 2M folios in 60 s: $(cri logs "${ctr_ids[annotated/app]}" 2>&1 | tail -n 2)" || return 1
+		fail "annotated pod: no 2M folios in 60 s: $(ctr_state annotated/app)" || return 1
 	[[ $la == *" o9=2048 "* ]] || fail "annotated pod: not all 2048 pages in 2M folios: $la" || return 1
 	lb=$(probe_of plain/app 60 '1') || fail "plain pod: no probe in 60 s" || return 1
 	[[ $lb == *" max_order=0 "* ]] || fail "plain pod on a madvise host got large folios: $lb" || return 1

@@ -167,7 +167,8 @@ wait_log() {
 	return 1
 }
 
-metrics() { curl -sf --max-time 30 http://127.0.0.1:9818/metrics; }
+# (a scrape runs mthpctl status: seconds under TCG)
+metrics() { curl -sf --max-time 120 http://127.0.0.1:9818/metrics; }
 
 # --- pods -------------------------------------------------------------------
 
@@ -187,12 +188,14 @@ pod_json() {
 	echo "$f"
 }
 
-# ctr_json NAME: a workload container probing 8 MiB every second for an hour
+# ctr_json NAME: a workload container probing 8 MiB every 3 s for an hour
+# (the tests remove their pods when done: probes of many pods would
+# fill the VM's CPU)
 # (privileged: the faulter reads /proc/kpageflags)
 ctr_json() {
 	local f=$W/ctr-$1.json
 	jq -n --arg name "$1" '{metadata: {name: $name}, image: {image: "docker.io/e2e/workload:1"},
-		args: ["-s", "8", "-n", "0", "-d", "3600000", "-i", "1000"], log_path: ($name + ".log"),
+		args: ["-s", "8", "-n", "0", "-d", "3600000", "-i", "3000"], log_path: ($name + ".log"),
 		linux: {security_context: {privileged: true}}}' >"$f"
 	echo "$f"
 }
@@ -265,6 +268,7 @@ t_annotated_pod() {
 	lb=$(probe_of plain/app 60 '1') || fail "plain pod: no probe in 60 s" || return 1
 	[[ $lb == *" max_order=0 "* ]] || fail "plain pod on a madvise host got large folios: $lb" || return 1
 	[ "$(attached "$(pod_cgroup 1)")" = fixed ] || fail "status: no fixed policy on $(pod_cgroup 1)" || return 1
+	remove_pod "${sb_of[plain]}"
 	note "annotated: $(grep -o 'o9=[0-9]*' <<<"$la") of 2048 pages in 2M folios; plain: $(grep -o 'max_order=[0-9]*' <<<"$lb")"
 }
 
@@ -294,19 +298,23 @@ t_per_container() {
 	[ "$(attached "$big")" = fixed ] || fail "no policy on big's cgroup $big" || return 1
 	[ -z "$(attached "$small")" ] && [ -z "$(attached "$(pod_cgroup 3)")" ] ||
 		fail "a policy on small's or the pod's cgroup" || return 1
+	remove_pod "${sb_of[split]}"
 	note "big: $(grep -o 'o9=[0-9]*' <<<"$lb"); small: $(grep -o 'max_order=[0-9]*' <<<"$ls"); only $big attached"
 }
 
 # A malformed annotation: the pod runs, one log line, an error metric.
 t_malformed() {
-	local st lines
+	local st lines m
 	run_pod malformed 4 '{"mthpctl.io/policy": "fixed"}' app || fail "pod malformed did not start" || return 1
 	st=$(cri inspect -o json "${ctr_ids[malformed/app]}" | jq -r .status.state)
 	[ "$st" = CONTAINER_RUNNING ] || fail "the container is $st" || return 1
 	lines=$(plugin_log | grep -c 'mthpctl.io/policy="fixed"')
 	[ "$lines" = 1 ] || fail "$lines log lines about the annotation, want 1" || return 1
-	metrics | grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 1$' ||
-		fail "mthpctl_nri_attach_errors_total{reason=\"annotation\"} is not 1" || return 1
+	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
+	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 1$' <<<"$m" ||
+		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 1: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
+		return 1
+	remove_pod "${sb_of[malformed]}"
 	note "$(plugin_log | grep 'mthpctl.io/policy="fixed"' | cut -c1-160)"
 }
 

@@ -38,12 +38,12 @@ cri() { crictl --config "$W/crictl.yaml" "$@"; }
 start_containerd() {
 	containerd --config "$W/containerd.toml" >>"$logs/containerd.log" 2>&1 &
 	containerd_pid=$!
-	local end=$((SECONDS + 60))
+	local end=$((SECONDS + 180))
 	while [ "$SECONDS" -le "$end" ]; do
 		ctr -a "$SOCK" version >/dev/null 2>&1 && cri info >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	echo "run.sh: containerd did not answer in 60 s (log: $logs/containerd.log)" >&2
+	echo "run.sh: containerd did not answer in 180 s (log: $logs/containerd.log)" >&2
 	tail -n 20 "$logs/containerd.log" >&2
 	return 1
 }

@@ -314,13 +314,40 @@ nri-check:
 	$(call msg,GO-TEST,src/nri/deploy/check (helm lint, manifests))
 	$(Q)cd src/nri/deploy/check && $(NRI_GOENV) $(GO) vet ./... && $(NRI_GOENV) $(GO) test -count=1 ./...
 
-# The plugin's binary (the image builds it from src/nri/deploy/Containerfile).
+# The plugin's binary (static: no cgo).
 nri-plugin:
 	$(call msg,GO-BUILD,$(OUTPUT)/mthpctl-nri)
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)cd src/nri && CGO_ENABLED=0 $(NRI_GOENV) $(GO) build -trimpath -o $(CURDIR)/$(OUTPUT)/mthpctl-nri .
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check kernel-selftests
+# The plugin's image, an OCI archive the DaemonSet runs (load it with ctr
+# -n k8s.io images import, or push it): mthpctl as `make install` installs
+# it, the plugin, the shared libraries mthpctl links (this machine's), no
+# shell. Assembled by scripts/oci-image.sh with go-containerregistry's Go
+# library: no container engine, no network but the Go module proxy.
+NRI_IMAGE	:= $(OUTPUT)/mthpctl-nri-image.tar
+NRI_IMAGE_ROOT	:= $(OUTPUT)/nri-image/root
+.PHONY: nri-image
+nri-image: mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
+	$(call msg,IMAGE,$(NRI_IMAGE) (mthpctl-nri:$(VERSION)))
+	$(Q)rm -rf $(NRI_IMAGE_ROOT)
+	$(Q)$(MAKE) -s install DESTDIR=$(CURDIR)/$(NRI_IMAGE_ROOT) PREFIX=/usr/local SYSCONFDIR=/etc
+	$(Q)install -D -m 0755 $(OUTPUT)/mthpctl-nri $(NRI_IMAGE_ROOT)/usr/local/bin/mthpctl-nri
+	$(Q)mkdir -p $(NRI_IMAGE_ROOT)/run/mthpctl $(NRI_IMAGE_ROOT)/tmp $(NRI_IMAGE_ROOT)/etc/mthpctl-nri
+	$(Q)scripts/oci-image.sh -r $(NRI_IMAGE_ROOT) -n mthpctl-nri:$(VERSION) -o $(NRI_IMAGE) \
+		-e /usr/local/bin/mthpctl-nri -l /usr/local/sbin/mthpctl
+
+# The plugin on a real containerd in the VM (scripts/nri-e2e.sh,
+# tests/nri-e2e/run.sh): containerd and crictl built from their Go modules
+# once (scripts/runtime-build.sh, cached beside the kernel), Debian's runc,
+# the images built offline, the plugin run from its image with the
+# chart's mounts and security context; pods get their policies, survive
+# a slow mthpctl, a containerd restart, a plugin restart.
+.PHONY: nri-e2e
+nri-e2e: nri-image
+	$(Q)scripts/nri-e2e.sh
+
+check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check nri-e2e kernel-selftests
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

@@ -38,7 +38,21 @@ install_uapi() {
 	done
 }
 
-if [ -f "$stamp" ] && [ -x "$out/bin/bpftool" ] && [ -f "$out/lib/libbpf.a" ]; then
+built() { [ -f "$stamp" ] && [ -x "$out/bin/bpftool" ] && [ -f "$out/lib/libbpf.a" ]; }
+if built; then
+	install_uapi
+	echo "$out"
+	exit 0
+fi
+# One build per toolchain directory at a time: two makes (two checkouts'
+# `make` at once) in one object tree break each other's bootstrap bpftool.
+mkdir -p "$out"
+exec 7>"$out.lock"
+if ! flock -n 7; then
+	log "waiting for another build of $out"
+	flock 7
+fi
+if built; then
 	install_uapi
 	echo "$out"
 	exit 0
@@ -46,20 +60,30 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 1)
 mkdir -p "$out/obj/libbpf" "$out/obj/bpftool" "$out/bin"
+logf=$out/build.log
+: >"$logf"
+# a step's output goes to the log; a failure shows its end
+step() { # what command...
+	local what=$1
+	shift
+	if ! "$@" >>"$logf" 2>&1; then
+		log "error: $what failed; the end of its log ($logf):"
+		tail -n 30 "$logf" >&2
+		exit 1
+	fi
+}
 log "building libbpf from $src"
-make -s -C "$src/tools/lib/bpf" -j"$jobs" BUILD_STATIC_ONLY=1 \
+step "libbpf build" make -s -C "$src/tools/lib/bpf" -j"$jobs" BUILD_STATIC_ONLY=1 \
 	OUTPUT="$out/obj/libbpf/" DESTDIR="$out" prefix= \
-	EXTRA_CFLAGS="-O2 -g -fPIC" install >/dev/null 2>&1 ||
-	{ log "error: libbpf build failed (rerun: make -C $src/tools/lib/bpf)"; exit 1; }
+	EXTRA_CFLAGS="-O2 -g -fPIC" install
 # libbpf installs into lib or lib64 depending on the host; normalise.
 if [ ! -f "$out/lib/libbpf.a" ]; then
 	mkdir -p "$out/lib"
 	cp "$(find "$out" -path "$out/obj" -prune -o -name libbpf.a -print | head -n1)" "$out/lib/"
 fi
 log "building bootstrap bpftool"
-make -s -C "$src/tools/bpf/bpftool" -j"$jobs" OUTPUT="$out/obj/bpftool/" \
-	bootstrap >/dev/null 2>&1 ||
-	{ log "error: bpftool bootstrap build failed (rerun: make -C $src/tools/bpf/bpftool bootstrap)"; exit 1; }
+step "bpftool bootstrap build" make -s -C "$src/tools/bpf/bpftool" -j"$jobs" OUTPUT="$out/obj/bpftool/" \
+	bootstrap
 cp "$out/obj/bpftool/bootstrap/bpftool" "$out/bin/bpftool"
 install_uapi
 echo "$src" >"$stamp"

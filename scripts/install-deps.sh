@@ -37,6 +37,9 @@ pkgs=(
 	# make kernel-selftests: the selftests' Makefile copies test_progs'
 	# extra files into its output directory with rsync
 	rsync
+	# make nri-e2e: containerd's OCI runtime (containerd and crictl are
+	# built from their Go modules by scripts/runtime-build.sh)
+	runc
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,11 +16,13 @@
 
 struct detach_args {
 	const char *cgroup;
+	const char *cgroup_id;
 	bool all;
 };
 
 static const struct argp_option options[] = {
 	{ "cgroup", 'c', "PATH", 0, "cgroup2 directory whose policy to detach", 0 },
+	{ "cgroup-id", 'i', "ID", 0, "the policy of a removed cgroup, by the id status shows", 0 },
 	{ "all", 'a', NULL, 0, "detach every policy mthpctl attached", 0 },
 	{ 0 }
 };
@@ -30,6 +33,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'c': a->cgroup = arg; break;
+	case 'i': a->cgroup_id = arg; break;
 	case 'a': a->all = true; break;
 	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
 	default: return ARGP_ERR_UNKNOWN;
@@ -43,6 +47,7 @@ static const char doc[] =
 	"\v"
 	"Examples:\n"
 	"  mthpctl detach --cgroup /sys/fs/cgroup/redis\n"
+	"  mthpctl detach --cgroup-id 4242\n"
 	"  mthpctl detach --all";
 
 static const struct argp argp = { options, parse_opt, NULL, doc, mthpctl_subcommand_children, NULL, NULL };
@@ -160,8 +165,29 @@ int mthpctl_detach(const char *cgroup, __u64 *id, const struct mthpctl_err_sink 
 	if (cr != MTHPCTL_CG_OK)
 		return mthpctl_fail(sink, MTHPCTL_EXIT_CGROUP, "%s%s",
 				    mthpctl_cgroup_describe(cgroup, cr, e, msg, sizeof(msg)),
-				    cr == MTHPCTL_CG_MISSING ? "; policies of removed cgroups go with detach --all" : "");
+				    cr == MTHPCTL_CG_MISSING ?
+				    "; a removed cgroup's policy goes with detach --cgroup-id ID "
+				    "(the cgroup_id of mthpctl -j status) or --all" : "");
 	return mthpctl_detach_id(*id, cgroup, sink);
+}
+
+/* What detach --cgroup and --cgroup-id print (cgroup: NULL for a
+ * removed one). */
+static void print_detached(const char *cgroup, __u64 id)
+{
+	if (g.json) {
+		mthpctl_json_begin();
+		jw_obj_open(&g.jw);
+		jw_kstr(&g.jw, "action", "detached");
+		if (cgroup)
+			jw_kstr(&g.jw, "cgroup", cgroup);
+		jw_ku64(&g.jw, "cgroup_id", id);
+		jw_obj_close(&g.jw);
+	} else if (cgroup) {
+		printf("detached the policy of %s (cgroup id %llu)\n", cgroup, (unsigned long long)id);
+	} else {
+		printf("detached the policy of cgroup id %llu\n", (unsigned long long)id);
+	}
 }
 
 static int detach_one(const char *cgroup)
@@ -172,16 +198,38 @@ static int detach_one(const char *cgroup)
 	ret = mthpctl_detach(cgroup, &id, NULL);
 	if (ret)
 		return ret;
-	if (g.json) {
-		mthpctl_json_begin();
-		jw_obj_open(&g.jw);
-		jw_kstr(&g.jw, "action", "detached");
-		jw_kstr(&g.jw, "cgroup", cgroup);
-		jw_ku64(&g.jw, "cgroup_id", id);
-		jw_obj_close(&g.jw);
-	} else {
-		printf("detached the policy of %s (cgroup id %llu)\n", cgroup, (unsigned long long)id);
-	}
+	print_detached(cgroup, id);
+	return MTHPCTL_EXIT_OK;
+}
+
+/* --cgroup-id's value: a cgroup id is a positive decimal number. */
+static int parse_cgroup_id(const char *arg, __u64 *id)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || !*arg || *end || !v || *arg == '-' || *arg == '+')
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "bad --cgroup-id '%s' (the cgroup_id mthpctl -j status shows, e.g. 4242)", arg);
+	*id = v;
+	return 0;
+}
+
+/* A removed cgroup's policy, by its id (status: "cgroup": null): the
+ * pins of a cgroup that is gone, without detach --all's removal of every
+ * other policy. */
+static int detach_by_id(__u64 id)
+{
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "cgroup id %llu", (unsigned long long)id);
+	ret = mthpctl_detach_id(id, name, NULL);
+	if (ret)
+		return ret;
+	print_detached(NULL, id);
 	return MTHPCTL_EXIT_OK;
 }
 
@@ -189,10 +237,16 @@ int cmd_detach(int argc, char **argv)
 {
 	struct detach_args a = {};
 	int ret, lock_fd;
+	__u64 id = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	if (!a.all == !a.cgroup)
-		return mthpctl_error(MTHPCTL_EXIT_USAGE, "give either --cgroup PATH or --all");
+	if (!!a.all + !!a.cgroup + !!a.cgroup_id != 1)
+		return mthpctl_error(MTHPCTL_EXIT_USAGE, "give one of --cgroup PATH, --cgroup-id ID or --all");
+	if (a.cgroup_id) {
+		ret = parse_cgroup_id(a.cgroup_id, &id);
+		if (ret)
+			return ret;
+	}
 	ret = mthpctl_check_caps(NULL);
 	if (ret)
 		return ret;
@@ -201,6 +255,8 @@ int cmd_detach(int argc, char **argv)
 		return ret;
 	if (a.cgroup)
 		return detach_one(a.cgroup);	/* locks for itself */
+	if (a.cgroup_id)
+		return detach_by_id(id);	/* so does this */
 	lock_fd = mthpctl_lock_pins(false);
 	if (lock_fd < 0 && lock_fd != -ENOENT)
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot lock %s: %s",

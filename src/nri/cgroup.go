@@ -95,3 +95,26 @@ func joinUnder(root, p string) (string, error) {
 	}
 	return filepath.Join(root, clean), nil
 }
+
+// ownPodCgroup refuses a pod cgroup that is not the pod's own: the root
+// (a container path without a parent, "abc123", resolves to it), one
+// directly below the root, or one whose name does not carry the pod's UID
+// (pod<UID> for cgroupfs, pod<UID with _> for systemd), such as the
+// /kubepods a kubelet with cgroupsPerQOS=false shares among all pods.
+func ownPodCgroup(root, cg, uid string) error {
+	root = filepath.Clean(root)
+	if cg == root {
+		return fmt.Errorf("is the cgroup root, not a pod's own cgroup (a cgroup path without a parent)")
+	}
+	if filepath.Dir(cg) == root {
+		return fmt.Errorf("%s is directly below the cgroup root: not a pod's own cgroup", cg)
+	}
+	if uid == "" {
+		return fmt.Errorf("the pod has no UID to tell its own cgroup by")
+	}
+	base := filepath.Base(cg)
+	if !strings.Contains(base, uid) && !strings.Contains(base, strings.ReplaceAll(uid, "-", "_")) {
+		return fmt.Errorf("%s does not carry the pod's UID %s: not the pod's own cgroup", cg, uid)
+	}
+	return nil
+}

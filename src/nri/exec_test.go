@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -38,6 +39,18 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
+// policiesOf is the fake's policies without their cgroup ids.
+func policiesOf(t *testing.T, dir string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "policies"))), "\n") {
+		if f := strings.Split(l, "\t"); len(f) == 4 {
+			out.WriteString(strings.Join(f[:3], "\t") + "\n")
+		}
+	}
+	return out.String()
+}
+
 // The command lines the plugin ran, since the last call.
 func takeScriptCalls(t *testing.T, dir string) []string {
 	t.Helper()
@@ -63,7 +76,7 @@ func TestExecBackendLifecycle(t *testing.T) {
 	if got := takeScriptCalls(t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("mthpctl runs:\n got  %q\n want %q", got, want)
 	}
-	if s := readFile(t, filepath.Join(dir, "policies")); s != cg+"\tfixed\t65536\n" {
+	if s := policiesOf(t, dir); s != cg+"\tfixed\t65536\n" {
 		t.Fatalf("policies %q", s)
 	}
 
@@ -96,6 +109,10 @@ func TestExecBackendLifecycle(t *testing.T) {
 		`mthpctl_pod_fallbacks_total{` + labels + `,reason="cap",tva="pagefault"} 3`,
 		`mthpctl_pod_hook_calls_total{` + labels + `,tva="pagefault"} 10`,
 		`mthpctl_pod_anon_shmem_bytes{` + labels + `} 1.048576e+06`,
+		`mthpctl_nri_attach_errors_total{reason="annotation"} 0`,
+		`mthpctl_nri_connected 1`,
+		`mthpctl_nri_kernel_supported 1`,
+		`mthpctl_nri_pending_cgroups 0`,
 	} {
 		if !strings.Contains(string(body), w+"\n") {
 			t.Errorf("/metrics lacks %q; it has:\n%s", w, body)
@@ -123,7 +140,7 @@ func TestExecBackendLifecycle(t *testing.T) {
 		got[0] != "-j attach --cgroup "+cg+" --policy auto --max-size 2M --replace" {
 		t.Fatalf("update ran %q, want one attach --replace", got)
 	}
-	if s := readFile(t, filepath.Join(dir, "policies")); s != cg+"\tauto\t2097152\n" {
+	if s := policiesOf(t, dir); s != cg+"\tauto\t2097152\n" {
 		t.Fatalf("policies after the update %q", s)
 	}
 
@@ -131,8 +148,32 @@ func TestExecBackendLifecycle(t *testing.T) {
 	if got := takeScriptCalls(t, dir); len(got) != 1 || got[0] != "-j detach --cgroup "+cg {
 		t.Fatalf("removal ran %q, want one detach", got)
 	}
-	if s := readFile(t, filepath.Join(dir, "policies")); s != "" {
+	if s := policiesOf(t, dir); s != "" {
 		t.Fatalf("policies left after the removal: %q", s)
+	}
+
+	// a pod whose cgroup is removed before its stop: detached by id
+	gone := b.newPod(22, ann("never"), true)
+	b.run(gone)
+	b.wantRuns(dir, "-j attach --cgroup "+filepath.Join(b.root, systemdPodDir(22))+" --policy never")
+	id := cgroupID(filepath.Join(b.root, systemdPodDir(22)))
+	if err := os.Remove(filepath.Join(b.root, systemdPodDir(22))); err != nil {
+		t.Fatal(err)
+	}
+	b.remove(gone)
+	b.wantRuns(dir, "-j detach --cgroup "+filepath.Join(b.root, systemdPodDir(22)),
+		fmt.Sprintf("-j detach --cgroup-id %d", id))
+	if s := policiesOf(t, dir); s != "" {
+		t.Fatalf("policies left after the removal of a removed cgroup's pod: %q", s)
+	}
+}
+
+// wantRuns checks the mthpctl command lines run since the last check.
+func (b *bench) wantRuns(dir string, want ...string) {
+	b.t.Helper()
+	b.plugin.waitIdle(10 * time.Second)
+	if got := takeScriptCalls(b.t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		b.t.Fatalf("mthpctl runs:\n got  %q\n want %q", got, want)
 	}
 }
 
@@ -170,4 +211,19 @@ func TestExecBackendTimeout(t *testing.T) {
 	if l := b.log.lines("cannot attach"); len(l) != 1 || !strings.Contains(l[0], "killed") {
 		t.Fatalf("want one line saying the attach was killed, log:\n%s", b.log)
 	}
+}
+
+// Finding 8: simple's window and threshold, which status -j reports, are
+// filled in; a restart finds the policy as the pod asks and runs only
+// status (no needless --replace).
+func TestExecSimpleNotReplaced(t *testing.T) {
+	be, dir := scriptBackend(t)
+	b := newBench(t, be, Config{})
+	pod := b.newPod(23, ann("simple max-size=64K"), true)
+	b.run(pod)
+	b.wantRuns(dir, "-j status",
+		"-j attach --cgroup "+filepath.Join(b.root, systemdPodDir(23))+" --policy simple --max-size 64K")
+	b.stopPlugin()
+	b.startPlugin(Config{})
+	b.wantRuns(dir, "-j status")
 }

@@ -27,18 +27,26 @@ import (
 // fakeBackend answers as mthpctl would: exit 4 for a missing cgroup
 // directory, 5 for an attach without --replace to an attached cgroup or a
 // detach of one without a policy, 1 for a max-size that is not a power of
-// two.
+// two; the policy of a removed cgroup stays (status: cgroup null) until
+// detached by its id.
 type fakeBackend struct {
-	mu    sync.Mutex
-	pols  map[string]Params // cgroup -> policy
-	calls []string          // "attach CG SPEC [replace]", "detach CG", "status"
-	delay time.Duration     // each attach takes this long (a verifier's load)
+	mu          sync.Mutex
+	pols        map[string]Params // cgroup -> policy
+	ids         map[string]uint64 // cgroup -> its id when attached
+	calls       []string          // "attach CG SPEC [replace]", "detach CG", "detach-id N", "status"
+	delay       time.Duration     // each attach takes this long (a verifier's load)
+	unsupported bool              // the kernel has no bpf_mthp_ops
 }
 
-func newFakeBackend() *fakeBackend { return &fakeBackend{pols: map[string]Params{}} }
+func newFakeBackend() *fakeBackend {
+	return &fakeBackend{pols: map[string]Params{}, ids: map[string]uint64{}}
+}
 
 func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool) error {
-	time.Sleep(f.delay)
+	f.mu.Lock()
+	delay := f.delay
+	f.mu.Unlock()
+	time.Sleep(delay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := "attach " + cg + " " + s.String()
@@ -46,6 +54,9 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 		c += " replace"
 	}
 	f.calls = append(f.calls, c)
+	if f.unsupported {
+		return &ExitError{Code: ExitUnsupported, Msg: "the kernel has no bpf_mthp_ops"}
+	}
 	if st, err := os.Stat(cg); err != nil || !st.IsDir() {
 		return &ExitError{Code: ExitCgroup, Msg: cg + " does not exist"}
 	}
@@ -56,6 +67,7 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 		return &ExitError{Code: ExitState, Msg: cg + " has a policy already (--replace swaps it)"}
 	}
 	f.pols[cg] = s.Params()
+	f.ids[cg] = cgroupID(cg)
 	return nil
 }
 
@@ -63,6 +75,9 @@ func (f *fakeBackend) Detach(_ context.Context, cg string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, "detach "+cg)
+	if _, err := os.Stat(cg); err != nil {
+		return &ExitError{Code: ExitCgroup, Msg: cg + " does not exist; policies of removed cgroups go with detach --all"}
+	}
 	if _, ok := f.pols[cg]; !ok {
 		return &ExitError{Code: ExitState, Msg: cg + " has no policy attached by mthpctl"}
 	}
@@ -70,20 +85,40 @@ func (f *fakeBackend) Detach(_ context.Context, cg string) error {
 	return nil
 }
 
-func (f *fakeBackend) Status(context.Context) ([]Policy, error) {
+func (f *fakeBackend) DetachID(_ context.Context, id uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf("detach-id %d", id))
+	for cg, i := range f.ids {
+		if i == id {
+			if _, ok := f.pols[cg]; ok {
+				delete(f.pols, cg)
+				return nil
+			}
+		}
+	}
+	return &ExitError{Code: ExitState, Msg: fmt.Sprintf("cgroup id %d has no policy attached by mthpctl", id)}
+}
+
+func (f *fakeBackend) Status(context.Context) (StatusReport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, "status")
-	var out []Policy
+	supported := !f.unsupported
+	r := StatusReport{Supported: &supported}
 	for _, cg := range sortedKeys(f.pols) {
 		p := f.pols[cg]
-		pol := Policy{Cgroup: &cg, Attached: true, Policy: p.Policy, Restriction: "none",
+		path := cg
+		pol := Policy{Cgroup: &path, CgroupID: f.ids[cg], Attached: true, Policy: p.Policy, Restriction: "none",
 			AllowedSizesKB: []uint64{4, 16, 64}}
+		if _, err := os.Stat(cg); err != nil {
+			pol.Cgroup = nil // removed
+		}
 		pol.Params.WindowNs, pol.Params.ThresholdNs = p.WindowNs, p.ThresholdNs
 		pol.Params.MinUsageBytes, pol.Params.MaxSizeBytes = p.MinUsageBytes, p.MaxSizeBytes
-		out = append(out, pol)
+		r.Policies = append(r.Policies, pol)
 	}
-	return out, nil
+	return r, nil
 }
 
 // state is the policies as "cgroup-relative-path=policy[:max]" words.
@@ -153,6 +188,9 @@ type bench struct {
 	log     *syncBuffer
 	plugin  *Plugin
 	stub    stub.Stub
+	// the runtime's callbacks, for a restart of it
+	syncFn   adaptation.SyncFn
+	updateFn adaptation.UpdateFn
 }
 
 func newBench(t *testing.T, backend Backend, cfg Config) *bench {
@@ -173,7 +211,7 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 			t.Fatal(err)
 		}
 	}
-	sync := func(ctx context.Context, cb adaptation.SyncCB) error {
+	b.syncFn = func(ctx context.Context, cb adaptation.SyncCB) error {
 		b.mu.Lock()
 		var pods []*api.PodSandbox
 		var ctrs []*api.Container
@@ -187,21 +225,13 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 		_, err := cb(ctx, pods, ctrs)
 		return err
 	}
-	update := func(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) { return nil, nil }
-	b.rt, err = adaptation.New("containerd", "2.1.0-test", sync, update,
-		adaptation.WithPluginPath(filepath.Join(dir, "plugins")),
-		adaptation.WithPluginConfigPath(filepath.Join(dir, "conf.d")),
-		adaptation.WithSocketPath(filepath.Join(dir, "nri.sock")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.rt.Start(); err != nil {
-		t.Fatal(err)
-	}
+	b.updateFn = func(context.Context, []*api.ContainerUpdate) ([]*api.ContainerUpdate, error) { return nil, nil }
+	b.restartRuntime()
 	t.Cleanup(func() {
 		b.stopPlugin()
 		b.rt.Stop()
 	})
+	retryDelay = 200 * time.Millisecond
 	b.startPlugin(cfg)
 	return b
 }
@@ -218,9 +248,24 @@ func (b *bench) startPlugin(cfg Config) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	b.plugin = p
+	b.connect()
+}
+
+// connect connects b.plugin to the runtime and waits for its
+// Synchronize to be done.
+func (b *bench) connect() {
+	b.t.Helper()
 	synced := make(chan struct{}, 1)
-	p.Synced = func() { synced <- struct{}{} }
-	s, err := stub.New(p, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
+	b.plugin.mu.Lock()
+	b.plugin.Synced = func() {
+		select {
+		case synced <- struct{}{}:
+		default:
+		}
+	}
+	b.plugin.mu.Unlock()
+	s, err := stub.New(b.plugin, stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
 		stub.WithSocketPath(filepath.Join(b.dir, "nri.sock")))
 	if err != nil {
 		b.t.Fatal(err)
@@ -235,7 +280,35 @@ func (b *bench) startPlugin(cfg Config) {
 	}
 	// the runtime has registered the plugin once a sync block is granted
 	b.rt.BlockPluginSync().Unblock()
-	b.plugin, b.stub = p, s
+	b.stub = s
+}
+
+// restartRuntime starts a runtime on the bench's socket (again: a
+// restart of containerd).
+func (b *bench) restartRuntime() {
+	b.t.Helper()
+	rt, err := adaptation.New("containerd", "2.1.0-test", b.syncFn, b.updateFn,
+		adaptation.WithPluginPath(filepath.Join(b.dir, "plugins")),
+		adaptation.WithPluginConfigPath(filepath.Join(b.dir, "conf.d")),
+		adaptation.WithSocketPath(filepath.Join(b.dir, "nri.sock")))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := rt.Start(); err != nil {
+		b.t.Fatal(err)
+	}
+	b.rt = rt
+}
+
+// reconnect: the plugin's connection closed and made again (the same
+// plugin, its memory kept).
+func (b *bench) reconnect() {
+	b.t.Helper()
+	if b.stub != nil {
+		b.stub.Stop()
+		b.stub.Wait()
+	}
+	b.connect()
 }
 
 func (b *bench) stopPlugin() {
@@ -243,6 +316,9 @@ func (b *bench) stopPlugin() {
 		b.stub.Stop()
 		b.stub.Wait()
 		b.stub = nil
+	}
+	if b.plugin != nil {
+		b.plugin.Close()
 	}
 }
 
@@ -305,6 +381,13 @@ func (b *bench) create(pod *api.PodSandbox, name string) *api.Container {
 	return ctr
 }
 
+func (b *bench) start(pod *api.PodSandbox, ctr *api.Container) {
+	b.t.Helper()
+	if err := b.rt.StartContainer(context.Background(), &api.StartContainerRequest{Pod: pod, Container: ctr}); err != nil {
+		b.t.Fatalf("StartContainer %s/%s: %v", pod.Name, ctr.Name, err)
+	}
+}
+
 func (b *bench) update(pod *api.PodSandbox) {
 	b.t.Helper()
 	if _, err := b.rt.UpdatePodSandbox(context.Background(), &api.UpdatePodSandboxRequest{Pod: pod}); err != nil {
@@ -363,6 +446,9 @@ func (b *bench) add(pod *api.PodSandbox) {
 
 func (b *bench) wantState(want string) {
 	b.t.Helper()
+	if !b.plugin.waitIdle(10 * time.Second) {
+		b.t.Fatalf("the plugin's worker is still busy after 10s; log:\n%s", b.log)
+	}
 	if got := b.fake.state(b.root); got != want {
 		b.t.Fatalf("attached policies:\n got  %q\n want %q\nlog:\n%s", got, want, b.log)
 	}

@@ -85,10 +85,6 @@ func main() {
 	if *socket != "" {
 		opts = append(opts, stub.WithSocketPath(*socket))
 	}
-	s, err := stub.New(p, opts...)
-	if err != nil {
-		logger.Fatal(err)
-	}
 
 	if cfg.MetricsAddress != "" {
 		mux := http.NewServeMux()
@@ -100,10 +96,34 @@ func main() {
 			}
 		}()
 	}
-	// Run returns when the runtime goes away (a restart of containerd):
-	// exit, and let the DaemonSet start a new plugin that reconnects and
-	// reconciles in Synchronize.
-	if err := s.Run(context.Background()); err != nil {
-		logger.Fatalf("plugin exited: %v", err)
+	runConnected(context.Background(), p, opts, logger)
+}
+
+// runConnected keeps the plugin connected to the runtime: when the runtime
+// closes the connection (a restart of containerd, a request that timed
+// out) or is not there yet, a new connection is made, after a pause that
+// grows to reconnectMax; each connection starts with a Synchronize that
+// reconciles. The pods' policies stay attached meanwhile.
+func runConnected(ctx context.Context, p *Plugin, opts []stub.Option, logger *log.Logger) {
+	pause := reconnectMin
+	for ctx.Err() == nil {
+		s, err := stub.New(p, opts...)
+		if err != nil {
+			logger.Fatal(err)
+		}
+		start := time.Now()
+		err = s.Run(ctx)
+		p.setConnected(false)
+		if time.Since(start) > reconnectMax {
+			pause = reconnectMin
+		}
+		logger.Printf("not connected to the runtime (%v); connecting again in %v", err, pause)
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, reconnectMax)
 	}
 }
+
+var reconnectMin, reconnectMax = 500 * time.Millisecond, 10 * time.Second

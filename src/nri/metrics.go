@@ -25,6 +25,7 @@ type collector struct {
 	timeout time.Duration
 
 	info, attached, allowedMax, allowed, restricted, fallbacks, calls, anon, up *prometheus.Desc
+	attachErrors, podError, connected, supported, pending                       *prometheus.Desc
 }
 
 func newCollector(p *Plugin, timeout time.Duration) *collector {
@@ -44,20 +45,34 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 		anon:       d("mthpctl_pod_anon_shmem_bytes", "Anonymous + shmem memory of the pod cgroup now."),
 		up: prometheus.NewDesc("mthpctl_status_up",
 			"1 if mthpctl status -j answered at this scrape.", nil, nil),
+		attachErrors: prometheus.NewDesc("mthpctl_nri_attach_errors_total",
+			"Attaches that failed or were not tried, by reason (annotation, cgroup, timeout, mthpctl).",
+			[]string{"reason"}, nil),
+		podError: d("mthpctl_nri_pod_policy_error",
+			"1 while the last attach of the pod's (or container's) policy failed, with its reason.", "reason"),
+		connected: prometheus.NewDesc("mthpctl_nri_connected",
+			"1 while the plugin is connected to the runtime.", nil, nil),
+		supported: prometheus.NewDesc("mthpctl_nri_kernel_supported",
+			"1 if the node's kernel has bpf_mthp_ops, 0 if not (the plugin is idle), absent before the first status.",
+			nil, nil),
+		pending: prometheus.NewDesc("mthpctl_nri_pending_cgroups",
+			"Cgroups whose policy the plugin has still to attach or detach.", nil, nil),
 	}
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.attached, c.allowedMax, c.allowed, c.restricted,
-		c.fallbacks, c.calls, c.anon, c.up} {
+		c.fallbacks, c.calls, c.anon, c.up, c.attachErrors, c.podError, c.connected, c.supported, c.pending} {
 		ch <- d
 	}
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	c.collectPlugin(ch)
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	pols, err := c.p.backend.Status(ctx)
+	st, err := c.p.backend.Status(ctx)
+	pols := st.Policies
 	if err != nil {
 		c.p.logf("metrics: %v", err)
 		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, 0)
@@ -71,9 +86,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ref, ok := pods[filepath.Clean(*pol.Cgroup)]
 		if !ok {
-			continue // not a pod's: mthpctl status shows it
-		}
-		if pol.SampleCgroup != nil {
+			// a container's own policy
+			if ref, ok = ctrs[filepath.Clean(*pol.Cgroup)]; !ok {
+				continue // not a pod's: mthpctl status shows it
+			}
+		} else if pol.SampleCgroup != nil {
 			if cr, ok := ctrs[filepath.Clean(*pol.SampleCgroup)]; ok {
 				ref.container = cr.container
 			}
@@ -118,6 +135,31 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
+}
+
+// collectPlugin: the plugin's own series, without mthpctl.
+func (c *collector) collectPlugin(ch chan<- prometheus.Metric) {
+	s := c.p.state()
+	for _, r := range errorReasons {
+		ch <- prometheus.MustNewConstMetric(c.attachErrors, prometheus.CounterValue, float64(s.errors[r]), r)
+	}
+	refs := make([]podRef, 0, len(s.failing))
+	for r := range s.failing {
+		refs = append(refs, r)
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i], refs[j]
+		return a.namespace+"/"+a.pod+"/"+a.container < b.namespace+"/"+b.pod+"/"+b.container
+	})
+	for _, r := range refs {
+		ch <- prometheus.MustNewConstMetric(c.podError, prometheus.GaugeValue, 1,
+			r.namespace, r.pod, r.container, s.failing[r])
+	}
+	ch <- prometheus.MustNewConstMetric(c.connected, prometheus.GaugeValue, b2f(s.connected))
+	if s.supported != nil {
+		ch <- prometheus.MustNewConstMetric(c.supported, prometheus.GaugeValue, b2f(*s.supported))
+	}
+	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(s.pending))
 }
 
 func b2f(b bool) float64 {

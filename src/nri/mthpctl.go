@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,7 +36,16 @@ type Backend interface {
 	// swaps an attached policy atomically.
 	Attach(ctx context.Context, cgroup string, spec Spec, replace bool) error
 	Detach(ctx context.Context, cgroup string) error
-	Status(ctx context.Context) ([]Policy, error)
+	// DetachID removes the policy of a removed cgroup by its id.
+	DetachID(ctx context.Context, id uint64) error
+	Status(ctx context.Context) (StatusReport, error)
+}
+
+// StatusReport is what the plugin reads of mthpctl status -j.
+type StatusReport struct {
+	// Supported: the kernel has bpf_mthp_ops (nil: not said).
+	Supported *bool
+	Policies  []Policy
 }
 
 // ExitError is mthpctl's refusal: its exit code and its message.
@@ -167,24 +177,34 @@ func (b *ExecBackend) Detach(ctx context.Context, cgroup string) error {
 	return err
 }
 
-func (b *ExecBackend) Status(ctx context.Context) ([]Policy, error) {
+func (b *ExecBackend) DetachID(ctx context.Context, id uint64) error {
+	_, err := b.run(ctx, "detach", "--cgroup-id", strconv.FormatUint(id, 10))
+	return err
+}
+
+func (b *ExecBackend) Status(ctx context.Context) (StatusReport, error) {
 	out, err := b.run(ctx, "status")
 	if err != nil {
-		return nil, err
+		return StatusReport{}, err
 	}
 	return parseStatus(out)
 }
 
-func parseStatus(out []byte) ([]Policy, error) {
+func parseStatus(out []byte) (StatusReport, error) {
 	var st struct {
+		Kernel struct {
+			BpfMthpOps *bool `json:"bpf_mthp_ops"`
+		} `json:"kernel"`
 		PoliciesReadable *bool    `json:"policies_readable"`
 		Policies         []Policy `json:"policies"`
 	}
 	if err := json.Unmarshal(out, &st); err != nil {
-		return nil, fmt.Errorf("mthpctl status -j: %w", err)
+		return StatusReport{}, fmt.Errorf("mthpctl status -j: %w", err)
 	}
+	r := StatusReport{Supported: st.Kernel.BpfMthpOps}
 	if st.PoliciesReadable != nil && !*st.PoliciesReadable {
-		return nil, fmt.Errorf("mthpctl status -j: policies not readable (the plugin needs root)")
+		return r, fmt.Errorf("mthpctl status -j: policies not readable (the plugin needs root)")
 	}
-	return st.Policies, nil
+	r.Policies = st.Policies
+	return r, nil
 }

@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 
 // The NRI plugin: a pod's policy spec (its annotation, or the node
-// default) attached to the pod's cgroup when the sandbox runs or, if the
-// cgroup is not there yet, when its first container is created (before
-// any of its processes run); replaced when the spec changes; detached when
-// the pod stops. No hook ever fails a pod: what goes wrong is logged.
+// default) attached to the pod's cgroup, and a container's own spec (the
+// annotation's container scope) to the container's cgroup; replaced when
+// the spec changes; detached when the last sandbox or container using the
+// cgroup stops.
+//
+// The state is kept per cgroup, with the sandboxes and containers that use
+// it: a pod's sandbox re-created by the kubelet shares the pod cgroup with
+// the old one, whose stop and removal must not take the policy away.
+//
+// No hook runs mthpctl. A hook records what the pods want, marks the
+// cgroups concerned and waits at most HookWaitMs for the one worker that
+// runs mthpctl, one cgroup at a time; whatever mthpctl does, the hook
+// answers within the runtime's request timeout, and what is not done by
+// then is caught up. No hook ever fails a pod: what goes wrong is logged
+// once, counted in /metrics, and retried where a retry can help.
 package main
 
 import (
@@ -14,9 +25,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 )
@@ -26,7 +38,8 @@ type Config struct {
 	// Default is the spec of pods without the annotation ("" or
 	// "none": no policy).
 	Default string `json:"default"`
-	// Annotation is the pod annotation read (mthpctl.io/policy).
+	// Annotation is the pod annotation read (mthpctl.io/policy), with
+	// its scopes KEY/pod and KEY/container.NAME.
 	Annotation string `json:"annotation"`
 	// CgroupRoot is the cgroup2 mount (/sys/fs/cgroup).
 	CgroupRoot string `json:"cgroupRoot"`
@@ -34,9 +47,13 @@ type Config struct {
 	Mthpctl string `json:"mthpctl"`
 	// MetricsAddress to serve /metrics on ("" turns it off).
 	MetricsAddress string `json:"metricsAddress"`
-	// TimeoutMs bounds each mthpctl command (below NRI's request
-	// timeout, containerd's plugin_request_timeout, 2s by default).
+	// TimeoutMs bounds each mthpctl command (it runs off the hooks'
+	// path: the runtime's request timeout does not limit it).
 	TimeoutMs int `json:"timeoutMs"`
+	// HookWaitMs is how long a hook waits for its pod's attach before
+	// it answers (below containerd's plugin_request_timeout, 2s by
+	// default); the attach goes on after that.
+	HookWaitMs int `json:"hookWaitMs"`
 }
 
 func defaultConfig() Config {
@@ -45,48 +62,117 @@ func defaultConfig() Config {
 		CgroupRoot:     "/sys/fs/cgroup",
 		Mthpctl:        "/usr/local/sbin/mthpctl",
 		MetricsAddress: ":9818",
-		TimeoutMs:      1500,
+		TimeoutMs:      10000,
+		HookWaitMs:     1000,
 	}
+}
+
+// The reasons an attach fails, the label of mthpctl_nri_attach_errors_total.
+const (
+	reasonAnnotation = "annotation" // the spec is malformed or mthpctl refused it
+	reasonCgroup     = "cgroup"     // not the pod's (container's) own cgroup, or refused by mthpctl
+	reasonTimeout    = "timeout"    // mthpctl killed at TimeoutMs
+	reasonMthpctl    = "mthpctl"    // any other failure of mthpctl
+)
+
+var errorReasons = []string{reasonAnnotation, reasonCgroup, reasonTimeout, reasonMthpctl}
+
+// Retries of an attach that timed out or failed: the worker tries again
+// after retryDelay, up to maxRetries times.
+var retryDelay = 5 * time.Second
+
+const maxRetries = 5
+
+type podRef struct {
+	namespace, pod, container string
+}
+
+// target is a cgroup the plugin manages: a pod cgroup or a container's
+// own cgroup.
+type target struct {
+	cgroup   string
+	ref      podRef          // names for logs and metrics
+	users    map[string]bool // "sandbox:ID" or "container:ID" that use it
+	want     *Spec           // nil: no policy
+	wantText string          // what want came from, for messages
+	attached *Params         // nil: nothing attached (as far as known)
+	id       uint64          // cgroup id, once attached (detach after removal)
+	reported string          // a refused spec already logged
+	failed   string          // the reason of the last failure ("" after success)
+	retries  int
+}
+
+func (t *target) name() string {
+	s := t.ref.namespace + "/" + t.ref.pod
+	if t.ref.container != "" {
+		s += " container " + t.ref.container
+	}
+	return s
 }
 
 type ctrInfo struct {
 	name   string
-	cgroup string // its own cgroup directory ("" if not known)
+	cgroup string // its own cgroup directory ("" if not known or refused)
 }
 
-type podState struct {
-	id, namespace, name string
-	cgroup              string // the pod cgroup ("" until known)
-	want                *Spec  // nil: no policy
-	wantText            string // what want came from, for messages
-	attached            *Params
-	attachedSpec        string // the spec attached ("" when from status)
-	reported            string // a refused spec already logged
-	stopped             bool
-	containers          map[string]ctrInfo
+type sandbox struct {
+	id, uid, namespace, name string
+	cgroup                   string // the pod cgroup ("" until known)
+	ann                      map[string]string
+	containers               map[string]ctrInfo
+	reported                 string // a refused cgroup already logged
 }
 
-// Plugin holds the pods it has seen and what it attached to them.
+// Plugin holds the sandboxes it has seen, the cgroups they use and what
+// it attached to them.
 type Plugin struct {
-	mu      sync.Mutex
-	cfg     Config
-	def     *Spec // the node default, parsed
-	backend Backend
-	log     *log.Logger
-	pods    map[string]*podState
-	// Synced, if set, is called after each Synchronize (tests).
+	mu        sync.Mutex
+	cfg       Config
+	def       *Spec // the node default, parsed
+	backend   Backend
+	log       *log.Logger
+	sandboxes map[string]*sandbox
+	targets   map[string]*target
+	// the worker's queue: cgroups to settle (bounded by the number of
+	// cgroups: a cgroup is queued once however often it is marked)
+	dirty    map[string]bool
+	current  string        // the cgroup the worker is settling
+	progress chan struct{} // closed (and replaced) after each step
+	wake     chan struct{}
+	resync   bool // a Synchronize waits for the worker's status
+	// syncWaiting: a Synchronize's work is not all done yet
+	syncWaiting bool
+	gone        uint64 // policies of removed cgroups seen at the last resync
+	// ids of cgroups the plugin attached to: their pins are removed
+	// once the cgroup is gone (detach --cgroup-id)
+	goneIDs   map[uint64]bool
+	errors    map[string]uint64
+	supported *bool // the kernel has bpf_mthp_ops (nil: not known yet)
+	connected bool
+	stop      context.CancelFunc
+	// Synced, if set, is called when the worker has done what a
+	// Synchronize asked (tests).
 	Synced func()
 }
 
-// NewPlugin checks the configuration: a node default that does not parse
-// is refused here, at start, rather than for every pod.
+// NewPlugin checks the configuration (a node default that does not parse
+// is refused here, at start, rather than for every pod) and starts the
+// worker.
 func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
-	p := &Plugin{cfg: cfg, backend: b, log: logger, pods: map[string]*podState{}}
+	p := &Plugin{cfg: cfg, backend: b, log: logger, sandboxes: map[string]*sandbox{},
+		targets: map[string]*target{}, dirty: map[string]bool{}, goneIDs: map[uint64]bool{},
+		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{}}
 	if err := p.setDefault(cfg.Default); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	go p.worker(ctx)
 	return p, nil
 }
+
+// Close stops the worker (tests; the plugin's process just exits).
+func (p *Plugin) Close() { p.stop() }
 
 func (p *Plugin) setDefault(d string) error {
 	d = strings.TrimSpace(d)
@@ -104,34 +190,6 @@ func (p *Plugin) setDefault(d string) error {
 
 func (p *Plugin) logf(format string, args ...any) { p.log.Printf(format, args...) }
 
-func podName(ps *podState) string { return ps.namespace + "/" + ps.name }
-
-// desire sets ps.want from the pod's annotation or the node default. A
-// malformed annotation is logged once, with its fix, and the default
-// used.
-func (p *Plugin) desire(ps *podState, ann map[string]string) {
-	v, ok := ann[p.cfg.Annotation]
-	v = strings.TrimSpace(v)
-	switch {
-	case !ok:
-		ps.want, ps.wantText = p.def, "node default"
-	case v == "none":
-		ps.want, ps.wantText = nil, "annotation"
-	default:
-		s, err := ParseSpec(v)
-		if err == nil {
-			ps.want, ps.wantText = &s, "annotation"
-			return
-		}
-		ps.want, ps.wantText = p.def, "node default"
-		if ps.reported != v {
-			ps.reported = v
-			p.logf("pod %s: annotation %s=%q: %v; the pod runs with %s",
-				podName(ps), p.cfg.Annotation, v, err, p.fallbackText())
-		}
-	}
-}
-
 func (p *Plugin) fallbackText() string {
 	if p.def == nil {
 		return "no policy"
@@ -139,218 +197,486 @@ func (p *Plugin) fallbackText() string {
 	return fmt.Sprintf("the node default %q", p.def.String())
 }
 
-// upsert records a pod from NRI's view of it.
-func (p *Plugin) upsert(pod *api.PodSandbox) *podState {
-	ps := p.pods[pod.GetId()]
-	if ps == nil {
-		ps = &podState{id: pod.GetId(), containers: map[string]ctrInfo{}}
-		p.pods[pod.GetId()] = ps
+// runsWith says what a pod (or container) whose spec was refused gets.
+func (p *Plugin) runsWith(t *target) string {
+	if t.ref.container != "" {
+		return "the container runs with its pod's policy"
 	}
-	ps.namespace, ps.name = pod.GetNamespace(), pod.GetName()
-	if ps.cgroup == "" {
-		if parent := pod.GetLinux().GetCgroupParent(); parent != "" {
-			cg, err := podCgroupOfParent(p.cfg.CgroupRoot, parent)
-			if err != nil {
-				p.logf("pod %s: cgroup parent %q: %v", podName(ps), parent, err)
-			} else {
-				ps.cgroup = cg
-			}
-		}
-	}
-	p.desire(ps, pod.GetAnnotations())
-	return ps
+	return "the pod runs with " + p.fallbackText()
 }
 
-func (p *Plugin) addContainer(ps *podState, ctr *api.Container) {
+func (p *Plugin) countError(t *target, reason string) {
+	p.errors[reason]++
+	t.failed = reason
+}
+
+// annotation finds the spec text of a scope: the pod's (KEY/pod, then
+// KEY) or a container's own (KEY/container.NAME only: a container without
+// one runs under its pod's policy).
+func (p *Plugin) annotation(ann map[string]string, container string) (string, string, bool) {
+	key := p.cfg.Annotation
+	if container != "" {
+		k := key + "/container." + container
+		v, ok := ann[k]
+		return k, v, ok
+	}
+	for _, k := range []string{key + "/pod", key} {
+		if v, ok := ann[k]; ok {
+			return k, v, true
+		}
+	}
+	return key, "", false
+}
+
+// desire sets t.want from the annotation of its scope or, for a pod
+// cgroup, the node default. A malformed annotation is logged once, with
+// its fix, counted, and the fallback used.
+func (p *Plugin) desire(t *target, ann map[string]string) {
+	key, v, ok := p.annotation(ann, t.ref.container)
+	v = strings.TrimSpace(v)
+	fallback, fallbackText := p.def, "node default"
+	if t.ref.container != "" {
+		fallback, fallbackText = nil, "the pod's policy"
+	}
+	switch {
+	case !ok:
+		t.want, t.wantText = fallback, fallbackText
+	case v == "none":
+		t.want, t.wantText = nil, "annotation"
+	default:
+		s, err := ParseSpec(v)
+		if err == nil {
+			t.want, t.wantText = &s, "annotation"
+			return
+		}
+		t.want, t.wantText = fallback, fallbackText
+		if t.reported != v {
+			t.reported = v
+			p.countError(t, reasonAnnotation)
+			p.logf("pod %s: annotation %s=%q: %v; %s", t.name(), key, v, err, p.runsWith(t))
+		}
+	}
+}
+
+// use records that user uses cgroup, and queues the cgroup.
+func (p *Plugin) use(cg, user string, ref podRef, ann map[string]string) *target {
+	t := p.targets[cg]
+	if t == nil {
+		t = &target{cgroup: cg, users: map[string]bool{}}
+		p.targets[cg] = t
+	}
+	t.users[user] = true
+	t.ref = ref
+	p.desire(t, ann)
+	p.mark(cg)
+	return t
+}
+
+// release: user no longer uses cgroup; the last one gone, the policy is
+// detached.
+func (p *Plugin) release(cg, user string) {
+	if t := p.targets[cg]; t != nil && t.users[user] {
+		delete(t.users, user)
+		p.mark(cg)
+	}
+}
+
+func (p *Plugin) mark(cg string) {
+	p.dirty[cg] = true
+	p.kick()
+}
+
+func (p *Plugin) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// upsert records a sandbox from NRI's view of it, and its use of the pod
+// cgroup.
+func (p *Plugin) upsert(pod *api.PodSandbox) *sandbox {
+	sb := p.sandboxes[pod.GetId()]
+	if sb == nil {
+		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}}
+		p.sandboxes[pod.GetId()] = sb
+	}
+	sb.namespace, sb.name, sb.uid, sb.ann = pod.GetNamespace(), pod.GetName(), pod.GetUid(), pod.GetAnnotations()
+	if sb.cgroup == "" {
+		if parent := pod.GetLinux().GetCgroupParent(); parent != "" {
+			p.setPodCgroup(sb, podCgroupOfParent, parent)
+		}
+	}
+	if sb.cgroup != "" {
+		p.use(sb.cgroup, "sandbox:"+sb.id, podRef{namespace: sb.namespace, pod: sb.name}, sb.ann)
+	}
+	return sb
+}
+
+// setPodCgroup resolves the pod cgroup and keeps it if it is the pod's
+// own; a refusal is logged once and counted.
+func (p *Plugin) setPodCgroup(sb *sandbox, resolve func(root, path string) (string, error), path string) {
+	cg, err := resolve(p.cfg.CgroupRoot, path)
+	if err == nil {
+		err = ownPodCgroup(p.cfg.CgroupRoot, cg, sb.uid)
+	}
+	if err == nil {
+		sb.cgroup = cg
+		return
+	}
+	if sb.reported != path {
+		sb.reported = path
+		p.errors[reasonCgroup]++
+		p.logf("pod %s/%s: cgroup %q: %v; no policy for this pod", sb.namespace, sb.name, path, err)
+	}
+}
+
+func (p *Plugin) addContainer(sb *sandbox, ctr *api.Container) ctrInfo {
 	cp := ctr.GetLinux().GetCgroupsPath()
 	ci := ctrInfo{name: ctr.GetName()}
 	if cp != "" {
-		if ps.cgroup == "" {
-			if cg, err := podCgroupOfContainer(p.cfg.CgroupRoot, cp); err == nil {
-				ps.cgroup = cg
-			} else {
-				p.logf("pod %s: container %s: cgroups path %q: %v", podName(ps), ctr.GetName(), cp, err)
+		if sb.cgroup == "" {
+			p.setPodCgroup(sb, podCgroupOfContainer, cp)
+			if sb.cgroup != "" {
+				p.use(sb.cgroup, "sandbox:"+sb.id, podRef{namespace: sb.namespace, pod: sb.name}, sb.ann)
 			}
 		}
-		ci.cgroup, _ = containerCgroup(p.cfg.CgroupRoot, cp)
+		if own, err := containerCgroup(p.cfg.CgroupRoot, cp); err == nil && sb.cgroup != "" &&
+			filepath.Dir(own) == sb.cgroup {
+			ci.cgroup = own
+		}
 	}
-	ps.containers[ctr.GetId()] = ci
+	sb.containers[ctr.GetId()] = ci
+	return ci
 }
 
-// ensure makes the pod cgroup's policy what the pod wants. Errors are
-// logged; the pod goes on in any case.
-func (p *Plugin) ensure(ctx context.Context, ps *podState) {
-	if ps.cgroup == "" || ps.stopped {
+// useContainer: a container with an annotation of its own uses its own
+// cgroup.
+func (p *Plugin) useContainer(sb *sandbox, ctrID string, ci ctrInfo) {
+	if _, _, ok := p.annotation(sb.ann, ci.name); !ok {
 		return
 	}
-	if ps.want == nil {
-		if ps.attached != nil {
-			p.detach(ctx, ps)
-		}
+	ref := podRef{namespace: sb.namespace, pod: sb.name, container: ci.name}
+	if ci.cgroup == "" {
+		t := &target{ref: ref}
+		p.countError(t, reasonCgroup)
+		p.logf("pod %s: no cgroup of its own below the pod's: no policy of its own", t.name())
 		return
 	}
-	want := ps.want.Params()
-	if ps.attached != nil && ps.attached.Equal(want) {
-		return
-	}
-	replace := ps.attached != nil
-	err := p.backend.Attach(ctx, ps.cgroup, *ps.want, replace)
-	if !replace && exitCode(err) == ExitState {
-		// attached by an earlier run or by hand: replace it
-		err = p.backend.Attach(ctx, ps.cgroup, *ps.want, true)
-	}
-	switch code := exitCode(err); {
-	case err == nil:
-		ps.attached, ps.attachedSpec = &want, ps.want.String()
-		p.logf("pod %s: %s policy %q on %s (%s)", podName(ps),
-			map[bool]string{true: "replaced with", false: "attached"}[replace],
-			ps.want.String(), ps.cgroup, ps.wantText)
-	case code == ExitCgroup:
-		// not created yet: the next container event tries again; a
-		// directory that exists and is refused is worth a line
-		if _, serr := os.Stat(ps.cgroup); serr == nil && ps.reported != "cgroup" {
-			ps.reported = "cgroup"
-			p.logf("pod %s: cannot attach to %s: %s", podName(ps), ps.cgroup, err.(*ExitError).Msg)
-		}
-	case code == ExitUsage && ps.wantText == "annotation":
-		spec := ps.want.String()
-		if ps.reported != spec {
-			ps.reported = spec
-			p.logf("pod %s: annotation %s=%q refused by mthpctl: %s; the pod runs with %s",
-				podName(ps), p.cfg.Annotation, spec, err.(*ExitError).Msg, p.fallbackText())
-		}
-		ps.want, ps.wantText = p.def, "node default"
-		p.ensure(ctx, ps)
-	default:
-		p.logf("pod %s: cannot attach %q to %s: %v", podName(ps), ps.want.String(), ps.cgroup, err)
-	}
+	p.use(ci.cgroup, "container:"+ctrID, ref, sb.ann)
 }
 
-func (p *Plugin) detach(ctx context.Context, ps *podState) {
-	err := p.backend.Detach(ctx, ps.cgroup)
-	switch exitCode(err) {
-	case -1:
-		if err != nil {
-			p.logf("pod %s: cannot detach the policy of %s: %v", podName(ps), ps.cgroup, err)
+// waitSettled waits, at most HookWaitMs, until the worker has settled cg.
+func (p *Plugin) waitSettled(cg string) {
+	if cg == "" {
+		return
+	}
+	deadline := time.Now().Add(time.Duration(p.cfg.HookWaitMs) * time.Millisecond)
+	for {
+		p.mu.Lock()
+		done := !p.dirty[cg] && p.current != cg
+		ch := p.progress
+		p.mu.Unlock()
+		left := time.Until(deadline)
+		if done || left <= 0 {
 			return
 		}
-	case ExitState, ExitCgroup:
-		// nothing attached, or the cgroup is gone already
-	default:
-		p.logf("pod %s: cannot detach the policy of %s: %v", podName(ps), ps.cgroup, err)
-		return
-	}
-	if err == nil {
-		p.logf("pod %s: detached the policy of %s", podName(ps), ps.cgroup)
-	}
-	ps.attached, ps.attachedSpec = nil, ""
-}
-
-// --- NRI events -------------------------------------------------------
-
-// Configure takes the plugin's configuration when NRI passes one (a
-// pre-installed plugin's conf file); the events are those implemented.
-func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (api.EventMask, error) {
-	p.logf("connected to %s %s", runtime, version)
-	if strings.TrimSpace(config) == "" {
-		return 0, nil
-	}
-	cfg := p.cfg
-	if err := parseConfig([]byte(config), &cfg); err != nil {
-		return 0, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.setDefault(cfg.Default); err != nil {
-		return 0, err
-	}
-	p.cfg = cfg
-	return 0, nil
-}
-
-// Synchronize takes the runtime's pods and containers (at every connect,
-// after a restart too) and makes the attached policies match them: one
-// policy for each pod that wants one, none left on pod cgroups of pods
-// that are gone. It answers once it has read what is attached (one
-// mthpctl status, bounded by the timeout); the attaches and detaches
-// follow in the background, one pod at a time, so that NRI's request
-// timeout does not limit how many pods a node may have, and the events of
-// other pods are handled in between.
-func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pods = map[string]*podState{}
-	for _, pod := range pods {
-		p.upsert(pod)
-	}
-	for _, c := range ctrs {
-		if ps := p.pods[c.GetPodSandboxId()]; ps != nil {
-			p.addContainer(ps, c)
+		select {
+		case <-ch:
+		case <-time.After(left):
+			return
 		}
 	}
-	pols, err := p.backend.Status(ctx)
+}
+
+// --- the worker --------------------------------------------------------
+
+type actionKind int
+
+const (
+	actNone actionKind = iota
+	actAttach
+	actDetach
+)
+
+type action struct {
+	kind    actionKind
+	cg      string
+	spec    Spec
+	want    Params
+	replace bool
+	id      uint64
+}
+
+func (p *Plugin) worker(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		}
+		for ctx.Err() == nil && p.step(ctx) {
+		}
+	}
+}
+
+// step does one thing (a resync's status, or settling one cgroup) and
+// says whether there may be more.
+func (p *Plugin) step(ctx context.Context) bool {
+	p.mu.Lock()
+	if p.resync {
+		p.mu.Unlock()
+		st, err := p.backend.Status(ctx)
+		p.mu.Lock()
+		p.applyStatus(st, err)
+		p.resync = false
+		p.stepped()
+		p.mu.Unlock()
+		return true
+	}
+	cg := p.nextDirty()
+	if cg == "" {
+		var synced func()
+		if p.syncWaiting {
+			synced, p.syncWaiting = p.Synced, false
+		}
+		p.stepped()
+		p.mu.Unlock()
+		if synced != nil {
+			synced()
+		}
+		return false
+	}
+	delete(p.dirty, cg)
+	p.current = cg
+	act := p.plan(cg)
+	p.mu.Unlock()
+
+	err := p.do(ctx, &act)
+
+	p.mu.Lock()
+	p.record(act, err)
+	p.current = ""
+	p.stepped()
+	p.mu.Unlock()
+	return true
+}
+
+func (p *Plugin) stepped() {
+	close(p.progress)
+	p.progress = make(chan struct{})
+}
+
+func (p *Plugin) nextDirty() string {
+	var first string
+	for cg := range p.dirty {
+		if first == "" || cg < first {
+			first = cg
+		}
+	}
+	return first
+}
+
+// plan decides what cg needs (under the lock).
+func (p *Plugin) plan(cg string) action {
+	t := p.targets[cg]
+	if t == nil {
+		return action{}
+	}
+	if p.supported != nil && !*p.supported {
+		return action{}
+	}
+	var want *Spec
+	if len(t.users) > 0 {
+		want = t.want
+	}
+	if want == nil {
+		if t.attached == nil {
+			if len(t.users) == 0 {
+				delete(p.targets, cg)
+			}
+			return action{}
+		}
+		return action{kind: actDetach, cg: cg, id: t.id}
+	}
+	prm := want.Params()
+	if t.attached != nil && t.attached.Equal(prm) {
+		return action{}
+	}
+	return action{kind: actAttach, cg: cg, spec: *want, want: prm, replace: t.attached != nil}
+}
+
+// do runs mthpctl for act, without the lock.
+func (p *Plugin) do(ctx context.Context, act *action) error {
+	switch act.kind {
+	case actAttach:
+		err := p.backend.Attach(ctx, act.cg, act.spec, act.replace)
+		if !act.replace && exitCode(err) == ExitState {
+			// attached by an earlier run or by hand: replace it
+			act.replace = true
+			err = p.backend.Attach(ctx, act.cg, act.spec, true)
+		}
+		if err == nil {
+			act.id = cgroupID(act.cg)
+		}
+		return err
+	case actDetach:
+		err := p.backend.Detach(ctx, act.cg)
+		if exitCode(err) == ExitCgroup && act.id != 0 {
+			// the cgroup is gone: its pins are not, until removed by id
+			err = p.backend.DetachID(ctx, act.id)
+		}
+		return err
+	}
+	return nil
+}
+
+// cgroupID is the cgroup2 directory's inode number, the cgroup id
+// mthpctl pins under (0 if it cannot be read).
+func cgroupID(cg string) uint64 {
+	var st syscall.Stat_t
+	if syscall.Stat(cg, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// record takes the outcome of act (under the lock).
+func (p *Plugin) record(act action, err error) {
+	t := p.targets[act.cg]
+	if t == nil || act.kind == actNone {
+		return
+	}
+	switch act.kind {
+	case actAttach:
+		p.recordAttach(t, act, err)
+	case actDetach:
+		switch code := exitCode(err); {
+		case err == nil:
+			p.logf("pod %s: detached the policy of %s", t.name(), t.cgroup)
+		case code == ExitState, code == ExitCgroup:
+			// nothing attached, or the cgroup and its pins are gone
+		default:
+			p.logf("pod %s: cannot detach the policy of %s: %v", t.name(), t.cgroup, err)
+			p.retry(t)
+			return
+		}
+		t.attached, t.id = nil, 0
+		if len(t.users) == 0 {
+			delete(p.targets, t.cgroup)
+		}
+	}
+}
+
+func (p *Plugin) recordAttach(t *target, act action, err error) {
+	code := exitCode(err)
+	switch {
+	case err == nil:
+		t.attached, t.id, t.failed, t.retries = &act.want, act.id, "", 0
+		p.logf("pod %s: %s policy %q on %s (%s)", t.name(),
+			map[bool]string{true: "replaced with", false: "attached"}[act.replace],
+			act.spec.String(), t.cgroup, t.wantText)
+	case code == ExitCgroup:
+		// not created yet: the next event of its pod tries again; a
+		// directory that exists and is refused is worth a line
+		if _, serr := os.Stat(t.cgroup); serr == nil && t.reported != "cgroup" {
+			t.reported = "cgroup"
+			p.countError(t, reasonCgroup)
+			p.logf("pod %s: cannot attach to %s: %s", t.name(), t.cgroup, err.(*ExitError).Msg)
+		}
+	case code == ExitUsage && t.wantText == "annotation":
+		spec := act.spec.String()
+		if t.reported != spec {
+			t.reported = spec
+			p.countError(t, reasonAnnotation)
+			p.logf("pod %s: annotation %s=%q refused by mthpctl: %s; %s",
+				t.name(), p.cfg.Annotation, spec, err.(*ExitError).Msg, p.runsWith(t))
+		}
+		if t.ref.container != "" {
+			t.want, t.wantText = nil, "the pod's policy"
+		} else {
+			t.want, t.wantText = p.def, "node default"
+		}
+		p.mark(t.cgroup)
+	default:
+		reason := reasonMthpctl
+		if code < 0 && strings.Contains(err.Error(), "killed") {
+			reason = reasonTimeout
+		}
+		p.countError(t, reason)
+		p.logf("pod %s: cannot attach %q to %s: %v", t.name(), act.spec.String(), t.cgroup, err)
+		p.retry(t)
+	}
+}
+
+// retry queues t again after retryDelay, a bounded number of times.
+func (p *Plugin) retry(t *target) {
+	if t.retries >= maxRetries {
+		return
+	}
+	t.retries++
+	cg := t.cgroup
+	time.AfterFunc(retryDelay, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.targets[cg] == t {
+			p.mark(cg)
+		}
+	})
+}
+
+// applyStatus takes what is attached (a resync, under the lock): the
+// policies of the cgroups in use are known attached; policies on pod
+// cgroups (and their containers' cgroups) nobody uses are detached; the
+// pins of removed cgroups the plugin attached to are removed.
+func (p *Plugin) applyStatus(st StatusReport, err error) {
 	if err != nil {
 		p.logf("synchronize: %v; attaching without knowing what is attached", err)
 	}
-	byCgroup := map[string]Policy{}
-	gone := 0
-	for _, pol := range pols {
+	if st.Supported != nil && !*st.Supported && (p.supported == nil || *p.supported) {
+		p.logf("this node's kernel has no bpf_mthp_ops (the mthpctl series): the plugin stays idle " +
+			"and attaches nothing; label only the nodes with the series mthpctl.io/bpf-mthp-ops=true " +
+			"(the chart's nodeSelector)")
+	}
+	if st.Supported != nil {
+		p.supported = st.Supported
+	}
+	p.gone = 0
+	leaked := 0
+	for _, pol := range st.Policies {
 		if pol.Cgroup == nil {
-			gone++
+			if p.goneIDs[pol.CgroupID] {
+				// a cgroup the plugin attached to, removed: its pins go
+				t := &target{cgroup: fmt.Sprintf("(cgroup id %d)", pol.CgroupID), users: map[string]bool{},
+					attached: &Params{}, id: pol.CgroupID, ref: podRef{namespace: "(gone)", pod: "cgroup"}}
+				p.targets[t.cgroup] = t
+				p.mark(t.cgroup)
+				delete(p.goneIDs, pol.CgroupID)
+			} else {
+				p.gone++
+			}
 			continue
 		}
-		byCgroup[filepath.Clean(*pol.Cgroup)] = pol
-	}
-	mine := map[string]bool{}
-	var todo []*podState
-	for _, id := range p.sortedPodIDs() {
-		ps := p.pods[id]
-		if ps.cgroup == "" {
+		cg := filepath.Clean(*pol.Cgroup)
+		prm := pol.ParamsOf()
+		if t := p.targets[cg]; t != nil {
+			t.attached, t.id = &prm, pol.CgroupID
 			continue
 		}
-		mine[ps.cgroup] = true
-		if pol, ok := byCgroup[ps.cgroup]; ok {
-			prm := pol.ParamsOf()
-			ps.attached = &prm
-		}
-		todo = append(todo, ps)
-	}
-	// policies on pod cgroups of pods the runtime no longer has: removed
-	// while the plugin was away
-	var leaked []string
-	for cg := range byCgroup {
-		if !mine[cg] && p.isPodCgroup(cg) {
-			leaked = append(leaked, cg)
+		if p.isPodCgroup(cg) || p.isPodCgroup(filepath.Dir(cg)) {
+			// removed while the plugin was away
+			p.targets[cg] = &target{cgroup: cg, users: map[string]bool{}, attached: &prm, id: pol.CgroupID,
+				ref: podRef{namespace: "(gone)", pod: filepath.Base(cg)}}
+			p.mark(cg)
+			leaked++
 		}
 	}
-	sort.Strings(leaked)
-	if gone > 0 {
+	if p.gone > 0 {
 		p.logf("synchronize: %d policies of removed cgroups are pinned still; "+
-			"mthpctl detach --all removes them (with every other policy)", gone)
+			"mthpctl detach --all removes them (with every other policy)", p.gone)
 	}
-	go p.reconcile(todo, leaked, len(pols))
-	return nil, nil
-}
-
-func (p *Plugin) reconcile(todo []*podState, leaked []string, before int) {
-	ctx := context.Background()
-	for _, ps := range todo {
-		p.mu.Lock()
-		if p.pods[ps.id] == ps { // not removed meanwhile
-			p.ensure(ctx, ps)
-		}
-		p.mu.Unlock()
-	}
-	for _, cg := range leaked {
-		p.mu.Lock()
-		p.detach(ctx, &podState{namespace: "(gone)", name: filepath.Base(cg), cgroup: cg})
-		p.mu.Unlock()
-	}
-	p.logf("synchronized: %d pods, %d policies attached before, %d leftovers detached",
-		len(todo), before, len(leaked))
-	if p.Synced != nil {
-		p.Synced()
-	}
+	p.logf("synchronize: %d sandboxes, %d policies attached, %d of pods that are gone",
+		len(p.sandboxes), len(st.Policies), leaked)
 }
 
 // A pod cgroup: pod<UID> (cgroupfs) or <qos>-pod<UID>.slice (systemd)
@@ -362,82 +688,194 @@ func (p *Plugin) isPodCgroup(cg string) bool {
 	return strings.HasPrefix(cg, root) && podCgroupRe.MatchString(filepath.Base(cg))
 }
 
-func (p *Plugin) sortedPodIDs() []string {
-	ids := make([]string, 0, len(p.pods))
-	for id := range p.pods {
-		ids = append(ids, id)
+// --- NRI events -------------------------------------------------------
+
+// Configure takes the plugin's configuration when NRI passes one (a
+// pre-installed plugin's conf file); the events are those implemented.
+func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (api.EventMask, error) {
+	p.logf("connected to %s %s", runtime, version)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.connected = true
+	if strings.TrimSpace(config) == "" {
+		return 0, nil
 	}
-	sort.Strings(ids)
-	return ids
+	cfg := p.cfg
+	if err := parseConfig([]byte(config), &cfg); err != nil {
+		return 0, err
+	}
+	if err := p.setDefault(cfg.Default); err != nil {
+		return 0, err
+	}
+	p.cfg = cfg
+	return 0, nil
 }
 
-func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
+// Synchronize takes the runtime's pods and containers (at every connect,
+// after a restart of the plugin or of the runtime too) and answers at
+// once: the worker then reads what is attached (mthpctl status) and makes
+// the attached policies match: one for each cgroup in use that wants one,
+// none on pod cgroups nobody uses (removed while the plugin was away).
+func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ensure(ctx, p.upsert(pod))
+	// what was attached stays known by cgroup id for removed cgroups
+	for _, t := range p.targets {
+		if t.id != 0 && t.attached != nil {
+			p.goneIDs[t.id] = true
+		}
+	}
+	p.sandboxes, p.targets, p.dirty = map[string]*sandbox{}, map[string]*target{}, map[string]bool{}
+	for _, pod := range pods {
+		p.upsert(pod)
+	}
+	for _, c := range ctrs {
+		sb := p.sandboxes[c.GetPodSandboxId()]
+		if sb == nil {
+			continue
+		}
+		ci := p.addContainer(sb, c)
+		if c.GetState() == api.ContainerState_CONTAINER_RUNNING || c.GetState() == api.ContainerState_CONTAINER_CREATED {
+			p.useContainer(sb, c.GetId(), ci)
+		}
+	}
+	// the targets' cgroups are queued; the status goes first
+	p.resync, p.syncWaiting = true, true
+	p.kick()
+	return nil, nil
+}
+
+func (p *Plugin) RunPodSandbox(_ context.Context, pod *api.PodSandbox) error {
+	p.mu.Lock()
+	sb := p.upsert(pod)
+	p.mu.Unlock()
+	p.waitSettled(sb.cgroup)
 	return nil
 }
 
-func (p *Plugin) UpdatePodSandbox(ctx context.Context, pod *api.PodSandbox, _, _ *api.LinuxResources) error {
+func (p *Plugin) UpdatePodSandbox(_ context.Context, pod *api.PodSandbox, _, _ *api.LinuxResources) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.ensure(ctx, p.upsert(pod))
+	sb := p.upsert(pod)
+	p.mu.Unlock()
+	p.waitSettled(sb.cgroup)
 	return nil
 }
 
-func (p *Plugin) CreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
+// CreateContainer: the pod cgroup of the cgroupfs driver may exist only
+// now; a container's own cgroup does not yet (StartContainer).
+func (p *Plugin) CreateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	ps := p.upsert(pod)
-	p.addContainer(ps, ctr)
-	p.ensure(ctx, ps)
+	sb := p.upsert(pod)
+	p.addContainer(sb, ctr)
+	p.mu.Unlock()
+	p.waitSettled(sb.cgroup)
 	return nil, nil, nil
+}
+
+// StartContainer runs after the container's cgroup exists and before its
+// process starts: the time for a policy of its own.
+func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.mu.Lock()
+	sb := p.upsert(pod)
+	ci := p.addContainer(sb, ctr)
+	p.useContainer(sb, ctr.GetId(), ci)
+	p.mu.Unlock()
+	p.waitSettled(ci.cgroup)
+	return nil
+}
+
+func (p *Plugin) StopContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) ([]*api.ContainerUpdate, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.releaseContainer(pod.GetId(), ctr.GetId())
+	return nil, nil
 }
 
 func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ps := p.pods[pod.GetId()]; ps != nil {
-		delete(ps.containers, ctr.GetId())
+	p.releaseContainer(pod.GetId(), ctr.GetId())
+	if sb := p.sandboxes[pod.GetId()]; sb != nil {
+		delete(sb.containers, ctr.GetId())
 	}
 	return nil
 }
 
-// StopPodSandbox detaches while the pod cgroup still exists (the kubelet
-// removes it after the sandbox stopped).
-func (p *Plugin) StopPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ps := p.pods[pod.GetId()]
-	if ps == nil {
-		ps = p.upsert(pod)
-		// not seen before (the plugin restarted in between): it may
-		// have a policy of an earlier run
-		ps.attached = &Params{}
-	}
-	if ps.cgroup != "" && ps.attached != nil {
-		p.detach(ctx, ps)
-	}
-	ps.stopped = true
-	return nil
-}
-
-func (p *Plugin) RemovePodSandbox(ctx context.Context, pod *api.PodSandbox) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ps := p.pods[pod.GetId()]; ps != nil {
-		if ps.cgroup != "" && ps.attached != nil {
-			p.detach(ctx, ps)
+func (p *Plugin) releaseContainer(sbID, ctrID string) {
+	if sb := p.sandboxes[sbID]; sb != nil {
+		if ci, ok := sb.containers[ctrID]; ok && ci.cgroup != "" {
+			p.release(ci.cgroup, "container:"+ctrID)
 		}
-		delete(p.pods, pod.GetId())
+	}
+}
+
+// StopPodSandbox: this sandbox no longer uses the pod cgroup; the policy
+// is detached if no other sandbox of the pod does (the kubelet removes
+// the cgroup after the stop; a removed one's pins are removed by id).
+func (p *Plugin) StopPodSandbox(_ context.Context, pod *api.PodSandbox) error {
+	p.mu.Lock()
+	sb := p.sandboxes[pod.GetId()]
+	if sb == nil {
+		sb = p.upsert(pod)
+	}
+	p.releaseSandbox(sb)
+	p.mu.Unlock()
+	p.waitSettled(sb.cgroup)
+	return nil
+}
+
+func (p *Plugin) RemovePodSandbox(_ context.Context, pod *api.PodSandbox) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sb := p.sandboxes[pod.GetId()]; sb != nil {
+		p.releaseSandbox(sb)
+		delete(p.sandboxes, pod.GetId())
 	}
 	return nil
+}
+
+func (p *Plugin) releaseSandbox(sb *sandbox) {
+	for id, ci := range sb.containers {
+		if ci.cgroup != "" {
+			p.release(ci.cgroup, "container:"+id)
+		}
+	}
+	if sb.cgroup != "" {
+		p.release(sb.cgroup, "sandbox:"+sb.id)
+	}
 }
 
 // --- what the metrics need --------------------------------------------
 
-type podRef struct {
-	namespace, pod, container string
+// pluginState is what /metrics shows of the plugin itself.
+type pluginState struct {
+	errors    map[string]uint64
+	failing   map[podRef]string // targets whose last attach failed: the reason
+	pending   int
+	supported *bool
+	connected bool
+}
+
+func (p *Plugin) state() pluginState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := pluginState{errors: map[string]uint64{}, failing: map[podRef]string{}, pending: len(p.dirty),
+		supported: p.supported, connected: p.connected}
+	for k, v := range p.errors {
+		s.errors[k] = v
+	}
+	for _, t := range p.targets {
+		if t.failed != "" && len(t.users) > 0 {
+			s.failing[t.ref] = t.failed
+		}
+	}
+	return s
+}
+
+func (p *Plugin) setConnected(c bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.connected = c
 }
 
 // cgroupIndex maps pod cgroups and container cgroups to their names.
@@ -445,16 +883,35 @@ func (p *Plugin) cgroupIndex() (pods map[string]podRef, ctrs map[string]podRef) 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pods, ctrs = map[string]podRef{}, map[string]podRef{}
-	for _, ps := range p.pods {
-		if ps.cgroup == "" {
+	for _, sb := range p.sandboxes {
+		if sb.cgroup == "" {
 			continue
 		}
-		pods[ps.cgroup] = podRef{namespace: ps.namespace, pod: ps.name}
-		for _, c := range ps.containers {
+		pods[sb.cgroup] = podRef{namespace: sb.namespace, pod: sb.name}
+		for _, c := range sb.containers {
 			if c.cgroup != "" {
-				ctrs[c.cgroup] = podRef{namespace: ps.namespace, pod: ps.name, container: c.name}
+				ctrs[c.cgroup] = podRef{namespace: sb.namespace, pod: sb.name, container: c.name}
 			}
 		}
 	}
 	return pods, ctrs
+}
+
+// waitIdle waits until the worker has nothing left to do (tests).
+func (p *Plugin) waitIdle(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		idle := len(p.dirty) == 0 && p.current == "" && !p.resync
+		ch := p.progress
+		p.mu.Unlock()
+		if idle {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+	return false
 }

@@ -4,11 +4,16 @@ package main
 
 import (
 	"context"
+	"log"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/containerd/nri/pkg/adaptation"
 	"github.com/containerd/nri/pkg/api"
+	"github.com/containerd/nri/pkg/stub"
 )
 
 func ann(v string) map[string]string { return map[string]string{"mthpctl.io/policy": v} }
@@ -115,6 +120,9 @@ func TestMalformedAnnotation(t *testing.T) {
 				!strings.Contains(lines[0], `the pod runs with the node default "auto"`) {
 				t.Fatalf("log line %q does not name the pod, the fix (%q) and the fallback", lines[0], tc.fix)
 			}
+			if n := b.plugin.state().errors[reasonAnnotation]; n != 1 {
+				t.Fatalf("annotation errors counted: %d, want 1", n)
+			}
 			t.Log(lines[0])
 		})
 	}
@@ -189,4 +197,259 @@ func TestSynchronizeManyPods(t *testing.T) {
 	late := b.newPod(140, ann("never"), true)
 	b.run(late)
 	b.wantState(strings.Join(append(want, systemdPodDir(140)+"=never"), " "))
+}
+
+// Finding 1: the kubelet re-creates a pod's sandbox (its pause process
+// died, the node rebooted) and later removes the old one, which
+// containerd stops first: the pod cgroup both use keeps its policy.
+func TestOldSandboxKeepsPolicy(t *testing.T) {
+	b := newBench(t, newFakeBackend(), Config{})
+	old := b.newPod(40, ann("fixed max-size=64K"), true)
+	b.run(old)
+	b.create(old, "app")
+	newer := b.newPod(40, ann("fixed max-size=64K"), false)
+	newer.Id = "sandbox-40-second"
+	b.run(newer)
+	b.create(newer, "app")
+	b.wantState(systemdPodDir(40) + "=fixed:65536")
+	b.remove(old) // StopPodSandbox, RemoveContainer, RemovePodSandbox
+	b.wantState(systemdPodDir(40) + "=fixed:65536")
+	// a restart lists both (the old one NotReady); the old one's removal
+	// after it does not detach either
+	b.add(old)
+	b.stopPlugin()
+	b.startPlugin(Config{})
+	b.wantState(systemdPodDir(40) + "=fixed:65536")
+	b.remove(old)
+	b.wantState(systemdPodDir(40) + "=fixed:65536")
+	// the last user gone, the policy goes
+	b.remove(newer)
+	b.wantState("")
+}
+
+// Finding 2: an attach slower than the runtime's request timeout (2s)
+// does not hold up the hooks: RunPodSandbox answers within HookWaitMs,
+// the plugin stays connected, the policy is attached after.
+func TestSlowAttachHooksAnswer(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	f.mu.Lock()
+	f.delay = 2500 * time.Millisecond
+	f.mu.Unlock()
+	pods := []*api.PodSandbox{b.newPod(41, ann("auto"), true), b.newPod(42, ann("never"), true)}
+	for _, pod := range pods {
+		start := time.Now()
+		b.run(pod)
+		b.create(pod, "app")
+		if d := time.Since(start); d > 2500*time.Millisecond {
+			t.Fatalf("RunPodSandbox + CreateContainer took %v with a 2.5s attach", d)
+		}
+	}
+	b.wantState(systemdPodDir(41) + "=auto " + systemdPodDir(42) + "=never")
+	// still connected: the next pod's event reaches the plugin
+	f.mu.Lock()
+	f.delay = 0
+	f.mu.Unlock()
+	late := b.newPod(43, ann("fixed max-size=16K"), true)
+	b.run(late)
+	b.wantState(systemdPodDir(41) + "=auto " + systemdPodDir(42) + "=never " + systemdPodDir(43) + "=fixed:16384")
+}
+
+// Finding 2: the runtime closes the plugin's connection (here: a request
+// that took longer than the runtime's timeout, shortened to 300ms; a
+// restart of containerd does the same): the plugin connects again by
+// itself, reconciles, and the policy catches up.
+func TestReconnects(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	// the bench's own plugin gone, and a runtime that never knew it
+	b.stopPlugin()
+	b.rt.Stop()
+	adaptation.SetPluginRequestTimeout(300 * time.Millisecond)
+	defer adaptation.SetPluginRequestTimeout(adaptation.DefaultPluginRequestTimeout)
+	b.restartRuntime()
+	reconnectMin, reconnectMax = 50*time.Millisecond, 200*time.Millisecond
+	cfg := defaultConfig()
+	cfg.CgroupRoot = b.root
+	p, err := NewPlugin(cfg, f, log.New(b.log, "", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.plugin = p
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		runConnected(ctx, p, []stub.Option{stub.WithPluginName("mthpctl"), stub.WithPluginIdx("50"),
+			stub.WithSocketPath(filepath.Join(b.dir, "nri.sock"))}, log.New(b.log, "", 0))
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+	waitFor(t, b, "synchronize:", 2)
+	b.rt.BlockPluginSync().Unblock()
+
+	f.mu.Lock()
+	f.delay = time.Second
+	f.mu.Unlock()
+	b.run(b.newPod(44, ann("auto"), true)) // the runtime gives up on the plugin
+	waitFor(t, b, "connecting again", 1)
+	waitFor(t, b, "synchronize:", 3)
+	b.rt.BlockPluginSync().Unblock()
+	b.wantState(systemdPodDir(44) + "=auto")
+	f.mu.Lock()
+	f.delay = 0
+	f.mu.Unlock()
+	b.run(b.newPod(45, ann("never"), true))
+	b.wantState(systemdPodDir(44) + "=auto " + systemdPodDir(45) + "=never")
+}
+
+// waitFor waits for n log lines with sub.
+func waitFor(t *testing.T, b *bench, sub string, n int) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if len(b.log.lines(sub)) >= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no log line %q in 5s:\n%s", sub, b.log)
+}
+
+// Finding 3: a container cgroups path without a parent ("abc123", crictl
+// without cgroup_parent) or a cgroup parent that is not the pod's own
+// (cgroupsPerQOS=false: /kubepods) gets no policy: never the root, never
+// a cgroup shared with other pods.
+func TestRefusesCgroupsNotThePods(t *testing.T) {
+	b := newBench(t, newFakeBackend(), Config{Default: "auto"})
+	bare := b.newPod(46, ann("fixed max-size=64K"), false)
+	bare.Linux.CgroupParent = ""
+	b.run(bare)
+	ctr := &api.Container{Id: "abc123", PodSandboxId: bare.Id, Name: "app",
+		Linux: &api.LinuxContainer{CgroupsPath: "abc123"}}
+	if _, err := b.rt.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: bare, Container: ctr}); err != nil {
+		t.Fatal(err)
+	}
+	slash := b.newPod(47, nil, false)
+	slash.Linux.CgroupParent = ""
+	b.run(slash)
+	ctr2 := &api.Container{Id: "def456", PodSandboxId: slash.Id, Name: "app",
+		Linux: &api.LinuxContainer{CgroupsPath: "/def456"}}
+	if _, err := b.rt.CreateContainer(context.Background(), &api.CreateContainerRequest{Pod: slash, Container: ctr2}); err != nil {
+		t.Fatal(err)
+	}
+	shared := b.newPod(48, nil, false)
+	shared.Linux.CgroupParent = "/kubepods/besteffort"
+	b.run(shared)
+	b.wantState("")
+	for _, c := range b.fake.takeCalls() {
+		if strings.HasPrefix(c, "attach") {
+			t.Fatalf("attached to a cgroup not the pod's own: %q", c)
+		}
+	}
+	if l := b.log.lines("not a pod's own cgroup"); len(l) != 2 {
+		t.Fatalf("want a line for each of the two pods without a parent, log:\n%s", b.log)
+	}
+	if l := b.log.lines("does not carry the pod's UID"); len(l) != 1 {
+		t.Fatalf("want a line for the pod with a shared cgroup parent, log:\n%s", b.log)
+	}
+	if n := b.plugin.state().errors[reasonCgroup]; n != 3 {
+		t.Fatalf("cgroup errors counted: %d, want 3", n)
+	}
+}
+
+// Finding 5: a pod whose cgroup the kubelet removed before the plugin
+// detached (exit 4, "cgroup gone"): its pins are removed by cgroup id.
+func TestRemovedCgroupPinsRemoved(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	pod := b.newPod(49, ann("auto"), true)
+	b.run(pod)
+	b.wantState(systemdPodDir(49) + "=auto")
+	if err := os.Remove(filepath.Join(b.root, systemdPodDir(49))); err != nil {
+		t.Fatal(err)
+	}
+	b.remove(pod)
+	b.wantState("")
+	// and one removed while the plugin was away, attached by it before
+	other := b.newPod(50, ann("never"), true)
+	b.run(other)
+	b.wantState(systemdPodDir(50) + "=never")
+	b.forget(other)
+	if err := os.Remove(filepath.Join(b.root, systemdPodDir(50))); err != nil {
+		t.Fatal(err)
+	}
+	b.reconnect()
+	b.wantState("")
+}
+
+// Finding 6: on a kernel without the series the plugin stays idle: it
+// says so once, in the log and in a metric, and runs no attach.
+func TestIdleWithoutTheSeries(t *testing.T) {
+	f := newFakeBackend()
+	f.unsupported = true
+	b := newBench(t, f, Config{Default: "auto"})
+	for n := 51; n < 53; n++ {
+		pod := b.newPod(n, ann("never"), true)
+		b.run(pod)
+		b.create(pod, "app")
+	}
+	b.wantState("")
+	for _, c := range f.takeCalls() {
+		if strings.HasPrefix(c, "attach") {
+			t.Fatalf("attach on a kernel without bpf_mthp_ops: %q", c)
+		}
+	}
+	if l := b.log.lines("no bpf_mthp_ops"); len(l) != 1 {
+		t.Fatalf("want one line saying the plugin is idle, log:\n%s", b.log)
+	}
+	if s := b.plugin.state().supported; s == nil || *s {
+		t.Fatalf("the kernel's support is not known as missing: %v", s)
+	}
+}
+
+// Finding 8: a simple policy found attached with its defaults is not
+// replaced at every Synchronize.
+func TestSimpleNotReplacedAtSync(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	pod := b.newPod(53, ann("simple max-size=64K"), true)
+	b.run(pod)
+	b.wantState(systemdPodDir(53) + "=simple:65536")
+	f.takeCalls()
+	b.stopPlugin()
+	b.startPlugin(Config{})
+	b.wantState(systemdPodDir(53) + "=simple:65536")
+	if c := f.takeCalls(); len(c) != 1 || c[0] != "status" {
+		t.Fatalf("a restart with an unchanged simple policy ran %q, want only status", c)
+	}
+}
+
+// Finding 9: KEY/container.NAME gives a container's own cgroup a policy
+// at StartContainer; its pod cgroup and the other containers' keep
+// theirs (KEY/pod here); the container's stop detaches it.
+func TestPerContainerPolicy(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	pod := b.newPod(54, map[string]string{
+		"mthpctl.io/policy/pod":           "never",
+		"mthpctl.io/policy/container.db":  "fixed max-size=2M",
+		"mthpctl.io/policy/container.bad": "fixed",
+	}, true)
+	b.run(pod)
+	db := b.create(pod, "db")
+	web := b.create(pod, "web")
+	bad := b.create(pod, "bad")
+	for _, c := range []*api.Container{db, web, bad} {
+		b.mkdir(systemdPodDir(54) + "/cri-containerd-" + c.Id + ".scope")
+		b.start(pod, c)
+	}
+	dbDir := systemdPodDir(54) + "/cri-containerd-" + db.Id + ".scope"
+	b.wantState(dbDir + "=fixed:2097152 " + systemdPodDir(54) + "=never")
+	if l := b.log.lines("mthpctl.io/policy/container.bad"); len(l) != 1 ||
+		!strings.Contains(l[0], "the container runs with its pod's policy") {
+		t.Fatalf("want one line for the bad container's annotation, log:\n%s", b.log)
+	}
+	if _, err := b.rt.StopContainer(context.Background(), &api.StopContainerRequest{Pod: pod, Container: db}); err != nil {
+		t.Fatal(err)
+	}
+	b.wantState(systemdPodDir(54) + "=never")
 }

@@ -147,10 +147,14 @@ func (s Spec) Args() []string {
 // attached policy can be compared with the one a pod asks for.
 func (s Spec) Params() Params {
 	p := Params{Policy: s.Policy}
-	if s.Policy == "auto" {
+	// the sampled policies report their window and threshold, auto its
+	// minimum usage too (mthpctl_params_json)
+	if s.Policy == "auto" || s.Policy == "simple" {
 		p.WindowNs = u64p(1_000_000_000)
 		p.ThresholdNs = u64p(100_000_000)
-		p.MinUsageBytes = u64p(16 << 20)
+		if s.Policy == "auto" {
+			p.MinUsageBytes = u64p(16 << 20)
+		}
 		if v, ok := s.Opts["window"]; ok {
 			n, _ := parseDuration(v)
 			p.WindowNs = &n

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # A test of tests/vm/run.sh, sourced by it (its helpers and variables).
 
-# --- 3: --replace without a gap, detach, detach --all ---------------------
+# --- 3: --replace without a gap, detach, --cgroup-id, --all ------------
 
 t_replace_detach() {
 	local r f id link out t0 t1 line i n x1 x2
@@ -55,6 +55,24 @@ t_replace_detach() {
 	[ -z "$(link_of_cgroup "$id")" ] || fail "link left after detach" || return 1
 	out=$("$M" detach --cgroup "$r" 2>&1)
 	[ $? = 5 ] || fail "second detach: $out" || return 1
+
+	# a removed cgroup's policy, by its id; the others stay
+	local g gid
+	g=$(mkcg gone) && gid=$(cg_id "$g") || return 1
+	"$M" attach --cgroup "$g" --policy never >/dev/null &&
+		"$M" attach --cgroup "$r" --policy never >/dev/null || fail "attach gone, r" || return 1
+	rmdir "$g" || fail "rmdir $g" || return 1
+	out=$("$M" detach --cgroup "$g" 2>&1)
+	[ $? = 4 ] || fail "detach of a removed cgroup's path: $out" || return 1
+	out=$("$M" detach --cgroup-id "$gid") && [ "$out" = "detached the policy of cgroup id $gid" ] ||
+		fail "detach --cgroup-id: $out" || return 1
+	[ ! -e "$PINS/cg-$gid" ] || fail "pins of the removed cgroup left: $(ls "$PINS/cg-$gid")" || return 1
+	[ -e "$PINS/cg-$id" ] || fail "detach --cgroup-id took another cgroup's policy" || return 1
+	out=$("$M" detach --cgroup-id "$gid" 2>&1)
+	[ $? = 5 ] || fail "second detach --cgroup-id: $out" || return 1
+	out=$("$M" detach --cgroup-id 0x1 2>&1)
+	[ $? = 1 ] || fail "detach --cgroup-id 0x1: $out" || return 1
+	"$M" detach --cgroup "$r" >/dev/null || fail "detach r" || return 1
 
 	# detach --all
 	x1=$(mkcg x1) && x2=$(mkcg x2) || return 1

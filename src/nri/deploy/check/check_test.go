@@ -40,7 +40,11 @@ const chartDir = "../helm/mthpctl-nri"
 
 // The keys of the plugin's configuration (Config in ../../plugin.go).
 var configKeys = map[string]bool{"default": true, "annotation": true, "cgroupRoot": true,
-	"mthpctl": true, "metricsAddress": true, "timeoutMs": true}
+	"mthpctl": true, "metricsAddress": true, "timeoutMs": true, "hookWaitMs": true}
+
+// The node label the DaemonSet selects on: nodes whose kernel has the
+// series (mthpctl-nri(8), DEPLOYMENT).
+const seriesLabel = "mthpctl.io/bpf-mthp-ops"
 
 func TestHelmLint(t *testing.T) {
 	for _, vals := range valueSets() {
@@ -207,6 +211,10 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 		t.Error("empty selector")
 	}
 	ps := ds.Spec.Template.Spec
+	if ps.NodeSelector[seriesLabel] != "true" {
+		t.Errorf("nodeSelector %v: a node without the series (no %s=true) would get the plugin",
+			ps.NodeSelector, seriesLabel)
+	}
 	if len(ps.Containers) != 1 {
 		t.Fatalf("%d containers", len(ps.Containers))
 	}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# The NRI plugin on a real containerd, in the VM (make nri-e2e): builds
+# what the guest needs, then boots the patched kernel and runs
+# tests/nri-e2e/run.sh there.
+#
+#   containerd, its shim and ctr, and crictl: scripts/runtime-build.sh
+#     (Go modules, cached in the kernel's cache, built once)
+#   runc: Debian's (scripts/install-deps.sh)
+#   images, built offline by scripts/oci-image.sh: the plugin's (make
+#     nri-image), a pause image (busybox-static sleeping) and a workload
+#     image (tests/vm/faulter linked statically, and busybox)
+#   the plugin's pod and container: the Helm chart rendered by Helm's own
+#     engine and translated to crictl's configs
+#     (src/nri/deploy/check/e2econfig)
+#   NRI_E2E_RESULTS=DIR  where guest output goes (default .output/nri-e2e/vm)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+log() { printf 'nri-e2e: %s\n' "$*" >&2; }
+out=$top/.output/nri-e2e
+results=${NRI_E2E_RESULTS:-$out/vm}
+start=$(date +%s)
+
+command -v runc >/dev/null || { log "error: runc missing: run scripts/install-deps.sh"; exit 2; }
+[ -x /bin/busybox ] || { log "error: /bin/busybox missing (busybox-static): run scripts/install-deps.sh"; exit 2; }
+runtime=$(scripts/runtime-build.sh)
+
+rm -rf "$out/images" "$out/plugin" "$out/pause" "$out/workload"
+mkdir -p "$out/images" "$out/plugin"
+[ -f .output/mthpctl-nri-image.tar ] || { log "error: no plugin image: make nri-image"; exit 2; }
+cp .output/mthpctl-nri-image.tar "$out/images/plugin.tar"
+mkdir -p "$out/pause/root/bin"
+cp /bin/busybox "$out/pause/root/bin/busybox"
+scripts/oci-image.sh -r "$out/pause/root" -n e2e/pause:1 -o "$out/images/pause.tar" \
+	-e /bin/busybox,sleep,2147483647
+mkdir -p "$out/workload/root/bin"
+cp /bin/busybox "$out/workload/root/bin/busybox"
+# static: the image has no C library
+${CC:-cc} -static -O2 -Wall -o "$out/workload/root/bin/faulter" tests/vm/faulter.c
+scripts/oci-image.sh -r "$out/workload/root" -n e2e/workload:1 -o "$out/images/workload.tar" \
+	-e /bin/faulter
+(cd src/nri/deploy/check && GOTOOLCHAIN=local GOFLAGS=-mod=readonly "$GO" run ./e2econfig \
+	-chart ../helm/mthpctl-nri -o "$out/plugin" -empty-dirs /run/mthpctl-nri-e2e/empty \
+	-uid 4e524900-0000-4000-8000-00000000ffff)
+kdir=$(scripts/kernel-build.sh | tail -n1)
+log "built in $(( $(date +%s) - start )) s; booting the VM"
+
+rc=0
+scripts/vm-run.sh -k "$kdir" -m 2G -t 1500 -o "$results" -- \
+	"$top/tests/nri-e2e/run.sh" "$runtime/bin" "$out" || rc=$?
+log "$([ "$rc" = 0 ] && echo passed || echo "FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
+exit "$rc"

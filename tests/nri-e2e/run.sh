@@ -1,0 +1,419 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# mthpctl-nri on a real containerd, run as root inside the VM by
+# scripts/nri-e2e.sh (make nri-e2e):
+#
+#   tests/nri-e2e/run.sh RUNTIME_BIN E2E_DIR [TEST...]
+#
+# RUNTIME_BIN holds containerd, containerd-shim-runc-v2, ctr and crictl;
+# E2E_DIR the images (images/*.tar) and the plugin's pod and container
+# configs made from the chart (plugin/). containerd runs with its root and
+# state on a tmpfs, NRI on, the cgroupfs driver and Debian's runc; every
+# pod has the host network (no CNI). The plugin runs from its image with
+# the DaemonSet's mounts and security context. Prints `ok - NAME` /
+# `not ok - NAME: reason` per test, then `N passed, N failed`.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+rtbin=${1:?RUNTIME_BIN}
+e2e=${2:?E2E_DIR}
+shift 2
+W=/run/mthpctl-nri-e2e	# the tmpfs (e2econfig names its directories)
+M=$top/mthpctl		# mthpctl on the node, to check what is attached
+THP=/sys/kernel/mm/transparent_hugepage
+logs=${MTHP_RESULTS:-$(mktemp -d /tmp/nri-e2e.XXXXXX)}/nri-e2e
+SOCK=$W/containerd.sock
+# the runtime's binaries run from the tmpfs (read over the VM's 9p share
+# on every start, they slow each crictl call down)
+export PATH=$W/bin:$PATH
+passed=0 failed=0 why=
+plugin_ctr= plugin_pod= containerd_pid=
+
+note() { printf '#   %s\n' "$*"; }
+fail() { why="$*"; return 1; }
+cri() { crictl --config "$W/crictl.yaml" "$@"; }
+
+# --- containerd -------------------------------------------------------------
+
+start_containerd() {
+	containerd --config "$W/containerd.toml" >>"$logs/containerd.log" 2>&1 &
+	containerd_pid=$!
+	local end=$((SECONDS + 180))
+	while [ "$SECONDS" -le "$end" ]; do
+		ctr -a "$SOCK" version >/dev/null 2>&1 && cri info >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "run.sh: containerd did not answer in 180 s (log: $logs/containerd.log)" >&2
+	tail -n 20 "$logs/containerd.log" >&2
+	return 1
+}
+
+stop_containerd() {
+	[ -n "$containerd_pid" ] || return 0
+	kill "$containerd_pid" 2>/dev/null
+	wait "$containerd_pid" 2>/dev/null
+	containerd_pid=
+}
+
+setup() {
+	[ "$(id -u)" = 0 ] || { echo "run.sh: must run as root (inside the VM)" >&2; exit 2; }
+	for f in "$M" "$rtbin/containerd" "$rtbin/crictl" "$e2e/images/plugin.tar" "$e2e/plugin/pod.json"; do
+		[ -e "$f" ] || { echo "run.sh: $f missing (make nri-e2e builds it)" >&2; exit 2; }
+	done
+	mkdir -p "$logs"
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	ip link set lo up 2>/dev/null
+	"$M" detach --all >/dev/null 2>&1
+	mkdir -p "$W" && mount -t tmpfs -o size=1G,mode=755 nri-e2e "$W" || exit 2
+	mkdir -p "$W/bin" && cp "$rtbin"/* "$W/bin/" || exit 2
+	mkdir -p "$W/empty/state" "$W/logs/mthpctl-nri" "$W/cni" "$W/nri-plugins" "$W/nri-conf" /var/run/nri
+	# (TCG is slow: a generous timeout)
+	printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 120\n' "$SOCK" "$SOCK" >"$W/crictl.yaml"
+	cat >"$W/containerd.toml" <<EOF
+version = 3
+root = "$W/root"
+state = "$W/state"
+[grpc]
+  address = "$SOCK"
+[plugins.'io.containerd.nri.v1.nri']
+  disable = false
+  socket_path = "/var/run/nri/nri.sock"
+  plugin_path = "$W/nri-plugins"
+  plugin_config_path = "$W/nri-conf"
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "overlayfs"
+[plugins.'io.containerd.cri.v1.images'.pinned_images]
+  sandbox = "docker.io/e2e/pause:1"
+[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+  BinaryName = "$(command -v runc)"
+  SystemdCgroup = false
+[plugins.'io.containerd.cri.v1.runtime'.cni]
+  conf_dir = "$W/cni"
+EOF
+	local img t0=$SECONDS
+	start_containerd || exit 1
+	note "containerd up in $((SECONDS - t0)) s"
+	for img in "$e2e"/images/*.tar; do
+		ctr -a "$SOCK" -n k8s.io images import "$img" >"$logs/import-${img##*/}.log" 2>&1 &
+	done
+	wait_jobs_ok || { echo "run.sh: an image import failed:" >&2; tail -n 3 "$logs"/import-*.log >&2; exit 1; }
+	note "images imported in $((SECONDS - t0)) s"
+	# the node's hosts sizes at madvise (the safe default): a pod gets
+	# large folios only through a policy
+	for f in "$THP"/enabled "$THP"/hugepages-*/enabled; do
+		echo madvise >"$f"
+	done
+	start_plugin "$e2e/plugin/configmap" || { echo "run.sh: the plugin did not start" >&2; exit 1; }
+	note "the plugin synchronized after $((SECONDS - t0)) s"
+}
+
+# wait_jobs_ok: every background job of this shell (but containerd)
+# succeeded
+wait_jobs_ok() {
+	local j rc=0
+	for j in $(jobs -p); do
+		[ "$j" = "$containerd_pid" ] && continue
+		wait "$j" || rc=1
+	done
+	return "$rc"
+}
+
+restore() {
+	cri rmp -af >/dev/null 2>&1
+	stop_containerd
+	"$M" detach --all >/dev/null 2>&1
+	# runc's containers are gone with their shims; the pod cgroups stay
+	find /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null
+	umount -l "$W" 2>/dev/null
+}
+
+# --- the plugin -------------------------------------------------------------
+
+# start_plugin CONFIG_DIR [CONTAINER_JSON]: the plugin's container in its
+# pod (the pod made once), its configuration from CONFIG_DIR.
+start_plugin() {
+	local cfg=$1 cjson=${2:-$e2e/plugin/container.json}
+	if [ -z "$plugin_pod" ]; then
+		plugin_pod=$(cri runp "$e2e/plugin/pod.json") || return 1
+	fi
+	# a kernel without CONFIG_SECCOMP: containerd refuses any seccomp
+	# profile, the chart's RuntimeDefault is left out (said once below)
+	jq --arg cfg "$cfg" --argjson seccomp "$(seccomp_in_kernel && echo true || echo false)" \
+		'.mounts |= map(if .container_path == "/etc/mthpctl-nri" then .host_path = $cfg else . end)
+		 | if $seccomp then . else del(.linux.security_context.seccomp) end' \
+		"$cjson" >"$W/plugin-container.json"
+	plugin_ctr=$(cri create "$plugin_pod" "$W/plugin-container.json" "$e2e/plugin/pod.json") &&
+		cri start "$plugin_ctr" >/dev/null || return 1
+	wait_log "synchronize:" 1 60
+}
+
+seccomp_in_kernel() { grep -q '^Seccomp:' /proc/self/status; }
+
+stop_plugin() {
+	cri stop -t 5 "$plugin_ctr" >/dev/null && cri rm "$plugin_ctr" >/dev/null
+	plugin_ctr=
+}
+
+plugin_log() { cri logs "$plugin_ctr" 2>&1; }
+
+# wait_log TEXT N SECONDS: the plugin's log has N lines with TEXT
+wait_log() {
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(plugin_log | grep -cF -- "$1")" -ge "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# (a scrape runs mthpctl status: seconds under TCG)
+metrics() { curl -sf --max-time 120 http://127.0.0.1:9818/metrics; }
+
+# --- pods -------------------------------------------------------------------
+
+# pod_json NAME N ANNOTATIONS_JSON [ATTEMPT]: a pod of uid N, cgroupfs
+# driver layout, privileged (its containers are)
+uid_of() { printf '4e524900-0000-4000-8000-%012d' "$1"; }
+pod_cgroup() { echo "/sys/fs/cgroup/kubepods/burstable/pod$(uid_of "$1")"; }
+pod_json() {
+	local f=$W/pod-$1-${4:-0}.json
+	mkdir -p "$W/logs/$1"
+	jq -n --arg name "$1" --arg uid "$(uid_of "$2")" --argjson ann "$3" --argjson attempt "${4:-0}" \
+		--arg logs "$W/logs/$1" '{
+		metadata: {name: $name, namespace: "default", uid: $uid, attempt: $attempt},
+		annotations: $ann, log_directory: $logs,
+		linux: {cgroup_parent: ("/kubepods/burstable/pod" + $uid),
+			security_context: {privileged: true, namespace_options: {network: 2}}}}' >"$f"
+	echo "$f"
+}
+
+# ctr_json NAME: a workload container probing 8 MiB every 3 s for an hour
+# (the tests remove their pods when done: probes of many pods would
+# fill the VM's CPU)
+# (privileged: the faulter reads /proc/kpageflags)
+ctr_json() {
+	local f=$W/ctr-$1.json
+	jq -n --arg name "$1" '{metadata: {name: $name}, image: {image: "docker.io/e2e/workload:1"},
+		args: ["-s", "8", "-n", "0", "-d", "3600000", "-i", "3000"], log_path: ($name + ".log"),
+		linux: {security_context: {privileged: true}}}' >"$f"
+	echo "$f"
+}
+
+# run_pod NAME N ANNOTATIONS_JSON CONTAINER... : the sandbox's id in
+# sb_of[NAME], the containers' in ctr_ids[NAME/CONTAINER]
+declare -A ctr_ids sb_of
+run_pod() {
+	local name=$1 n=$2 ann=$3 pj sb c cid
+	shift 3
+	pj=$(pod_json "$name" "$n" "$ann")
+	sb=$(cri runp "$pj") || return 1
+	sb_of[$name]=$sb
+	for c in "$@"; do
+		cid=$(cri create "$sb" "$(ctr_json "$c")" "$pj") && cri start "$cid" >/dev/null || return 1
+		ctr_ids[$name/$c]=$cid
+	done
+}
+
+# probe_of NAME/CONTAINER SECONDS COND: the first probe line of the
+# container whose fields satisfy the awk COND
+probe_of() {
+	local cid=${ctr_ids[$1]} line end=$((SECONDS + $2))
+	while [ "$SECONDS" -le "$end" ]; do
+		line=$(cri logs "$cid" 2>/dev/null | awk '/^probe=/ {
+			delete v
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
+			if ('"$3"') { print; exit }
+		}')
+		[ -n "$line" ] && { echo "$line"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+# ctr_state NAME/CONTAINER: its state and its log's last lines, for a
+# failure's message
+ctr_state() {
+	local cid=${ctr_ids[$1]}
+	echo "$(cri inspect -o json "$cid" | jq -r '.status | "\(.state) exit \(.exitCode) \(.reason)"'):" \
+		"$(cri logs "$cid" 2>&1 | tail -n 3 | tr '\n' ' ')"
+}
+
+# attached CGROUP: the policy mthpctl status shows on it ("" if none)
+attached() { "$M" -j status | jq -r --arg cg "$1" '.policies[] | select(.cgroup == $cg) | .policy'; }
+
+wait_attached() { # CGROUP POLICY SECONDS
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(attached "$1")" = "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+remove_pod() { cri stopp "$1" >/dev/null && cri rmp "$1" >/dev/null; }
+
+# --- the tests, most important first -----------------------------------------
+
+
+# An annotated pod on a madvise host: its container's process gets 2 MiB
+# folios; a pod without the annotation gets the node default (none: 4 KiB).
+t_annotated_pod() {
+	local la lb
+	run_pod annotated 1 '{"mthpctl.io/policy": "fixed max-size=2M"}' app || fail "pod annotated did not start" || return 1
+	run_pod plain 2 '{}' app || fail "pod plain did not start" || return 1
+	la=$(probe_of annotated/app 60 'v["o9"] > 0') ||
+		fail "annotated pod: no 2M folios in 60 s: $(ctr_state annotated/app)" || return 1
+	[[ $la == *" o9=2048 "* ]] || fail "annotated pod: not all 2048 pages in 2M folios: $la" || return 1
+	lb=$(probe_of plain/app 60 '1') || fail "plain pod: no probe in 60 s" || return 1
+	[[ $lb == *" max_order=0 "* ]] || fail "plain pod on a madvise host got large folios: $lb" || return 1
+	[ "$(attached "$(pod_cgroup 1)")" = fixed ] || fail "status: no fixed policy on $(pod_cgroup 1)" || return 1
+	remove_pod "${sb_of[plain]}"
+	note "annotated: $(grep -o 'o9=[0-9]*' <<<"$la") of 2048 pages in 2M folios; plain: $(grep -o 'max_order=[0-9]*' <<<"$lb")"
+}
+
+# /metrics has the annotated pod's series, and promtool accepts it.
+t_metrics() {
+	local m
+	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
+	grep -q '^mthpctl_pod_policy_info{.*namespace="default",pod="annotated",policy="fixed"} 1$' <<<"$m" ||
+		fail "no mthpctl_pod_policy_info of the annotated pod: $(grep mthpctl_pod_policy_info <<<"$m")" || return 1
+	grep -q '^mthpctl_nri_connected 1$' <<<"$m" || fail "mthpctl_nri_connected is not 1" || return 1
+	grep -q '^mthpctl_nri_kernel_supported 1$' <<<"$m" || fail "mthpctl_nri_kernel_supported is not 1" || return 1
+	promtool check metrics <<<"$m" >"$logs/promtool.out" 2>&1 ||
+		fail "promtool check metrics: $(head -n 3 "$logs/promtool.out")" || return 1
+	note "$(grep -c '^mthpctl_' <<<"$m") series; promtool accepts them"
+}
+
+# A container's own annotation: only its cgroup gets the policy.
+t_per_container() {
+	local big small lb ls
+	run_pod split 3 '{"mthpctl.io/policy/container.big": "fixed max-size=2M"}' big small ||
+		fail "pod split did not start" || return 1
+	big=$(pod_cgroup 3)/${ctr_ids[split/big]}
+	small=$(pod_cgroup 3)/${ctr_ids[split/small]}
+	lb=$(probe_of split/big 60 'v["o9"] > 0') || fail "container big: no 2M folios in 60 s" || return 1
+	ls=$(probe_of split/small 60 '1') || fail "container small: no probe" || return 1
+	[[ $ls == *" max_order=0 "* ]] || fail "container small got large folios: $ls" || return 1
+	[ "$(attached "$big")" = fixed ] || fail "no policy on big's cgroup $big" || return 1
+	[ -z "$(attached "$small")" ] && [ -z "$(attached "$(pod_cgroup 3)")" ] ||
+		fail "a policy on small's or the pod's cgroup" || return 1
+	remove_pod "${sb_of[split]}"
+	note "big: $(grep -o 'o9=[0-9]*' <<<"$lb"); small: $(grep -o 'max_order=[0-9]*' <<<"$ls"); only $big attached"
+}
+
+# A malformed annotation: the pod runs, one log line, an error metric.
+t_malformed() {
+	local st lines m
+	run_pod malformed 4 '{"mthpctl.io/policy": "fixed"}' app || fail "pod malformed did not start" || return 1
+	st=$(cri inspect -o json "${ctr_ids[malformed/app]}" | jq -r .status.state)
+	[ "$st" = CONTAINER_RUNNING ] || fail "the container is $st" || return 1
+	lines=$(plugin_log | grep -c 'mthpctl.io/policy="fixed"')
+	[ "$lines" = 1 ] || fail "$lines log lines about the annotation, want 1" || return 1
+	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
+	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 1$' <<<"$m" ||
+		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 1: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
+		return 1
+	remove_pod "${sb_of[malformed]}"
+	note "$(plugin_log | grep 'mthpctl.io/policy="fixed"' | cut -c1-160)"
+}
+
+# Pod stop + remove: no policy, no pins left.
+t_stop_remove() {
+	local cg=$(pod_cgroup 1) id
+	id=$(stat -c %i "$cg")
+	remove_pod "${sb_of[annotated]}" || fail "crictl stopp/rmp failed" || return 1
+	# (the detach runs in the plugin's worker: a moment under TCG)
+	wait_attached "$cg" "" 30 || fail "a policy is left on $cg" || return 1
+	[ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "pins left: $(ls "/sys/fs/bpf/mthpctl/cg-$id")" || return 1
+	note "no policy and no /sys/fs/bpf/mthpctl/cg-$id after stopp + rmp"
+}
+
+# The sandbox re-created: the old one's stop and removal keep the policy.
+t_sandbox_recreated() {
+	local cg=$(pod_cgroup 5) pj old new
+	pj=$(pod_json again 5 '{"mthpctl.io/policy": "never"}')
+	old=$(cri runp "$pj") || fail "first sandbox" || return 1
+	wait_attached "$cg" never 30 || fail "no policy on $cg" || return 1
+	cri stopp "$old" >/dev/null || fail "stopp" || return 1
+	new=$(cri runp "$(pod_json again 5 '{"mthpctl.io/policy": "never"}' 1)") || fail "second sandbox" || return 1
+	sb_of[again]=$new
+	wait_attached "$cg" never 30 || fail "no policy with the second sandbox" || return 1
+	cri rmp "$old" >/dev/null || fail "rmp of the old sandbox" || return 1
+	sleep 2
+	[ "$(attached "$cg")" = never ] || fail "the old sandbox's removal took the policy away" || return 1
+	note "sandbox ${old:0:12} stopped and removed, ${new:0:12} running: never stays on $cg"
+}
+
+# containerd restarted: the plugin connects again and goes on.
+t_containerd_restart() {
+	local n
+	n=$(plugin_log | grep -c "connected to containerd")
+	stop_containerd
+	start_containerd || fail "containerd did not start again" || return 1
+	wait_log "connected to containerd" $((n + 1)) 60 ||
+		fail "the plugin did not connect again: $(plugin_log | tail -n 3)" || return 1
+	run_pod after-restart 6 '{"mthpctl.io/policy": "fixed max-size=64K"}' ||
+		fail "pod after-restart did not start" || return 1
+	wait_attached "$(pod_cgroup 6)" fixed 30 || fail "no policy on the pod started after the restart" || return 1
+	note "$(plugin_log | grep -c 'connecting again') reconnect(s); the next pod got its policy"
+}
+
+# A pod removed while the plugin is down: its policy is detached when the
+# plugin is back.
+t_removed_while_down() {
+	local cg=$(pod_cgroup 5)
+	stop_plugin || fail "stopping the plugin" || return 1
+	remove_pod "${sb_of[again]}" || fail "removing pod again" || return 1
+	[ "$(attached "$cg")" = never ] || fail "detached with the plugin down?" || return 1
+	start_plugin "$e2e/plugin/configmap" || fail "the plugin did not start again" || return 1
+	wait_attached "$cg" "" 30 || fail "the policy of the removed pod stays on $cg" || return 1
+	note "reconciled at start: $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
+}
+
+# mthpctl slow (a wrapper sleeping 3 s): pods start, the plugin stays
+# connected, the policies catch up.
+t_slow_mthpctl() {
+	local cfg=$W/slow-config dir=$W/slow t0 t1 n
+	mkdir -p "$cfg" "$dir"
+	cp /bin/busybox "$dir/busybox"
+	printf '#!/slow/busybox sh\n/slow/busybox sleep 3\nexec /usr/local/sbin/mthpctl "$@"\n' >"$dir/mthpctl"
+	chmod +x "$dir/mthpctl"
+	sed 's|^mthpctl:.*|mthpctl: /slow/mthpctl|' "$e2e/plugin/configmap/config.yaml" >"$cfg/config.yaml"
+	jq --arg d "$dir" '.mounts += [{container_path: "/slow", host_path: $d, readonly: true}]' \
+		"$e2e/plugin/container.json" >"$W/slow-container.json"
+	stop_plugin || fail "stopping the plugin" || return 1
+	start_plugin "$cfg" "$W/slow-container.json" || fail "the slow plugin did not start" || return 1
+	n=$(plugin_log | grep -c 'connecting again')
+	t0=$(date +%s)
+	run_pod slow 7 '{"mthpctl.io/policy": "fixed max-size=2M"}' app || fail "pod slow did not start" || return 1
+	t1=$(date +%s)
+	wait_attached "$(pod_cgroup 7)" fixed 60 || fail "the policy did not catch up in 60 s" || return 1
+	probe_of slow/app 60 'v["o9"] > 0' >/dev/null || fail "no 2M folios after the catch-up" || return 1
+	[ "$(plugin_log | grep -c 'connecting again')" = "$n" ] || fail "the plugin was disconnected" || return 1
+	note "pod started in $((t1 - t0)) s with a 3 s mthpctl; the policy caught up; still connected"
+}
+
+tests=(annotated_pod metrics per_container malformed stop_remove sandbox_recreated
+       containerd_restart removed_while_down slow_mthpctl)
+[ $# -gt 0 ] && tests=("$@")
+
+setup
+echo "# containerd $(containerd --version | awk '{print $3}'), $(runc --version | head -n1), crictl $(sed -n 's/.*-crictl-\(v[0-9.]*\).*/\1/p' <<<"$rtbin"), cgroupfs driver"
+seccomp_in_kernel ||
+	echo "# this kernel has no seccomp (CONFIG_SECCOMP): the plugin runs without the chart's RuntimeDefault profile"
+for t in "${tests[@]}"; do
+	why=
+	start=$(date +%s)
+	if "t_$t"; then
+		passed=$((passed + 1))
+		echo "ok - $t ($(( $(date +%s) - start )) s)"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $t: ${why:-failed}"
+	fi
+done
+plugin_log >"$logs/plugin.log" 2>&1
+restore
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

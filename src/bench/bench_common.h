@@ -398,6 +398,9 @@ int bench_hook_floor_attach(const char *cg, int *prog_fd, int *link_fd, char *no
 /* --- the benchmarks ---------------------------------------------------- */
 
 int bench_redis(struct bench_opts *o);
+/* redis-server and redis-benchmark found and o->port free: checked by
+ * every benchmark that runs redis before it changes anything */
+int bench_redis_preflight(const struct bench_opts *o);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat, memcached, arenas and compile (o->which):

@@ -758,19 +758,7 @@ static int mx_init(struct bench_opts *o)
 		mx.col_size[BENCH_NR_MODES + i] = sizes[i];
 		snprintf(mx.col_names[BENCH_NR_MODES + i], sizeof(mx.col_names[0]), "only-%s", sz);
 	}
-	if (!bench_in_path(o->redis_server))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-server or give --redis-server PATH",
-				     o->redis_server);
-	if (!bench_in_path(o->redis_benchmark))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-tools or give --redis-benchmark PATH",
-				     o->redis_benchmark);
-	if (bench_wl_port_listening(o->port))
-		return mthpctl_error(MTHPCTL_EXIT_STATE,
-				     "port %u on 127.0.0.1 is busy: stop what listens there or give --port",
-				     o->port);
-	return 0;
+	return bench_redis_preflight(o);
 }
 
 int bench_mixed(struct bench_opts *o)

@@ -42,6 +42,23 @@ static int port_busy(unsigned int port)
 	return busy;
 }
 
+int bench_redis_preflight(const struct bench_opts *o)
+{
+	if (!bench_in_path(o->redis_server))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "%s not found: install redis-server (Debian: apt install redis-server) "
+				     "or give --redis-server PATH", o->redis_server);
+	if (!bench_in_path(o->redis_benchmark))
+		return mthpctl_error(MTHPCTL_EXIT_USAGE,
+				     "%s not found: install redis-tools or give --redis-benchmark PATH",
+				     o->redis_benchmark);
+	if (port_busy(o->port))
+		return mthpctl_error(MTHPCTL_EXIT_STATE,
+				     "port %u on 127.0.0.1 is busy: stop what listens there or give --port",
+				     o->port);
+	return 0;
+}
+
 static bool ping(unsigned int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -415,18 +432,9 @@ int bench_redis(struct bench_opts *o)
 	int l, m, ret = 0, i, sel[REDIS_MAX_COLS], nsel = 0;
 	const char *tmp = getenv("TMPDIR");
 
-	if (!bench_in_path(o->redis_server))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-server (Debian: apt install redis-server) "
-				     "or give --redis-server PATH", o->redis_server);
-	if (!bench_in_path(o->redis_benchmark))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-tools or give --redis-benchmark PATH",
-				     o->redis_benchmark);
-	if (port_busy(o->port))
-		return mthpctl_error(MTHPCTL_EXIT_STATE,
-				     "port %u on 127.0.0.1 is busy: stop what listens there or give --port",
-				     o->port);
+	ret = bench_redis_preflight(o);
+	if (ret)
+		return ret;
 	snprintf(c.port, sizeof(c.port), "%u", o->port);
 	c.ncols = BENCH_NR_MODES + o->nr_sizes;
 	for (i = 0; i < o->nr_sizes; i++) {

@@ -84,7 +84,7 @@ state = "$W/state"
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = "overlayfs"
 [plugins.'io.containerd.cri.v1.images'.pinned_images]
-  sandbox = "docker.io/e2e/pause:1"
+  sandbox = "e2e/pause:1"
 [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
   BinaryName = "$(command -v runc)"
   SystemdCgroup = false
@@ -194,7 +194,7 @@ pod_json() {
 # (privileged: the faulter reads /proc/kpageflags)
 ctr_json() {
 	local f=$W/ctr-$1.json
-	jq -n --arg name "$1" '{metadata: {name: $name}, image: {image: "docker.io/e2e/workload:1"},
+	jq -n --arg name "$1" '{metadata: {name: $name}, image: {image: "e2e/workload:1"},
 		args: ["-s", "8", "-n", "0", "-d", "3600000", "-i", "3000"], log_path: ($name + ".log"),
 		linux: {security_context: {privileged: true}}}' >"$f"
 	echo "$f"

@@ -2,7 +2,10 @@ module mthpctl/nri/deploy/image
 
 go 1.25.0
 
-require github.com/google/go-containerregistry v0.22.1
+require (
+	github.com/distribution/reference v0.6.0
+	github.com/google/go-containerregistry v0.22.1
+)
 
 require (
 	github.com/klauspost/compress v1.19.2 // indirect

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/distribution/reference"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
@@ -95,16 +96,13 @@ func build(root, name, out string, entry, cmd []string) error {
 		return err
 	}
 	// containerd's import keeps the name as given; the CRI plugin looks
-	// images up by their normalized name (a first component with a dot,
-	// a colon or localhost is a registry's host)
-	full := name
-	first, _, found := strings.Cut(name, "/")
-	switch {
-	case !found:
-		full = "docker.io/library/" + name
-	case !strings.ContainsAny(first, ".:") && first != "localhost":
-		full = "docker.io/" + name
+	// images up by their normalized name, which the reference library
+	// containerd itself uses gives
+	ref, err := reference.ParseNormalizedNamed(name)
+	if err != nil {
+		return fmt.Errorf("image name %q: %w", name, err)
 	}
+	full := reference.TagNameOnly(ref).String()
 	tag := name[strings.LastIndex(name, ":")+1:]
 	if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{
 		"io.containerd.image.name":          full,

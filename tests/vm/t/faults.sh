@@ -91,14 +91,19 @@ t_faults() {
 	# restores the THP settings and leaves no pin
 	before=$(thp_settings)
 	f=$logs/s10-bench.out
-	"$M" bench pagefault --modes always,policy --repeats 2 --iterations 8 --size 32M \
+	# The policy's run alone, long enough (200 x 32M, seconds under TCG)
+	# that the detach lands while it is attached: a short run could start
+	# and end between two looks at the pins (seen with 8 iterations).
+	"$M" bench pagefault --modes policy --repeats 1 --iterations 200 --size 32M \
 		--quiet >"$f" 2>&1 &
 	i=$!
-	for n in $(seq 600); do
-		ls "$PINS" 2>/dev/null | grep -q '^cg-' && break
-		sleep 0.1
+	for n in $(seq 3000); do
+		compgen -G "$PINS/cg-*" >/dev/null && break
+		kill -0 "$i" 2>/dev/null || break
+		sleep 0.02
 	done
-	ls "$PINS" 2>/dev/null | grep -q '^cg-' || fail "the bench never attached its policy: $(tail -n3 "$f")" || return 1
+	compgen -G "$PINS/cg-*" >/dev/null || fail "the bench never attached its policy: $(tail -n3 "$f")" || return 1
+	kill -0 "$i" 2>/dev/null || fail "the bench ended before its policy could be detached: $(tail -n3 "$f")" || return 1
 	"$M" detach --all >/dev/null || fail "detach --all during the bench" || return 1
 	wait "$i"
 	rc=$?

@@ -601,15 +601,62 @@ static pid_t spawn_looper(const char *cgroup)
 	return pid;
 }
 
+#define POLLER_TIMEOUT_MS 15000
+
+struct poll_result {
+	int n;			/* poll()'s return */
+	short revents;
+	long ms;		/* time spent in poll() */
+};
+
+/* A child already waiting in poll() on @fd when this returns; its result
+ * comes through *@rfd. The auto-detach must wake such a waiter: a poll()
+ * that starts after the detach sees EPOLLHUP from the link's state alone
+ * and cannot tell whether the detach woke anyone. */
+static pid_t spawn_poller(int fd, int *rfd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct poll_result r;
+	struct timespec t0, t1;
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		c = 'r';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r.n = poll(&pfd, 1, POLLER_TIMEOUT_MS);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		r.revents = pfd.revents;
+		r.ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		return -1;
+	}
+	usleep(200000);		/* from its write into poll() */
+	*rfd = p[0];
+	return pid;
+}
+
 static int test_cgroup_removal_detaches(void)
 {
+	struct poll_result woken = {};
 	struct ktest_policies *own = ktest_policies__open_and_load();
 	struct bpf_map_info minfo = {};
 	__u32 mlen = sizeof(minfo);
 	struct bpf_link_info info;
 	struct pollfd pfd;
-	pid_t loop[3];
-	int lfd, sfd, i, fd;
+	pid_t loop[3], poller;
+	int lfd, sfd, i, fd, rfd;
 	__u32 map_id;
 
 	EXPECT(own, "second skeleton: %s", strerror(errno));
@@ -631,6 +678,8 @@ static int test_cgroup_removal_detaches(void)
 	kill(loop[1], SIGKILL);
 	waitpid(loop[0], NULL, 0);
 	waitpid(loop[1], NULL, 0);
+	poller = spawn_poller(lfd, &rfd);
+	EXPECT(poller > 0, "poller: %s", strerror(errno));
 	for (i = 0; i < 50 && (rmdir(KT_CG "/gone/leaf") && errno == EBUSY); i++)
 		usleep(20000);
 	for (i = 0; i < 50 && (rmdir(KT_CG "/gone") && errno == EBUSY); i++)
@@ -645,6 +694,15 @@ static int test_cgroup_removal_detaches(void)
 	close(sfd);
 	EXPECT(i == 1 && (pfd.revents & POLLHUP), "no EPOLLHUP after removal (poll %d, revents %#x)",
 	       i, pfd.revents);
+	i = read(rfd, &woken, sizeof(woken));
+	close(rfd);
+	waitpid(poller, NULL, 0);
+	/* at its timeout poll() looks once more and finds the state: in time */
+	EXPECT(i == sizeof(woken) && woken.n == 1 && (woken.revents & POLLHUP) &&
+	       woken.ms < POLLER_TIMEOUT_MS - 5000,
+	       "a poll() waiting before the removal was not woken (poll %d, revents %#x, %ld ms)",
+	       woken.n, woken.revents, woken.ms);
+	printf("#   a poll() waiting since before the rmdir: EPOLLHUP after %ld ms\n", woken.ms);
 	EXPECT(!link_info(lfd, &info) && info.struct_ops.map_id == 0 &&
 	       info.struct_ops.cgroup_id == 0, "link still attached: map %u cgroup %llu",
 	       info.struct_ops.map_id, (unsigned long long)info.struct_ops.cgroup_id);

@@ -401,6 +401,11 @@ int bench_redis(struct bench_opts *o);
 /* redis-server and redis-benchmark found and o->port free: checked by
  * every benchmark that runs redis before it changes anything */
 int bench_redis_preflight(const struct bench_opts *o);
+/* Send redis at 127.0.0.1:PORT one inline command (CMD without its line
+ * end) and read its reply into buf (NUL-terminated): a status line, or a
+ * bulk string whole (its "$LEN" line first). The bytes read, or -errno
+ * (-ETIMEDOUT: redis did not answer within 5 s). */
+int bench_redis_command(unsigned int port, const char *cmd, char *buf, size_t len);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat, memcached, arenas and compile (o->which):

@@ -101,10 +101,16 @@ struct bench_opts {
 	const char *cc_source;
 	unsigned int cc_jobs, cc_files;
 	/* mixed: the window every workload is measured over; the parent
-	 * cgroup's memory.high (0: 3/4 of what the workloads need); --requests
-	 * given (else mixed's own batch size) */
+	 * cgroup's memory.high (0: its default, see bench_mixed.c) */
 	__u64 mx_window_ns, mx_node_high;
-	bool requests_given;
+	/* the options given (BENCH_GIVEN_*): mixed has defaults of its own
+	 * for those not given */
+	unsigned int given;
+};
+enum {
+	BENCH_GIVEN_KEYS = 1 << 0,
+	BENCH_GIVEN_ARRAY_SIZE = 1 << 1,
+	BENCH_GIVEN_PIPELINES = 1 << 2,
 };
 #define BENCH_WL_MAX_PIPELINES	64
 

@@ -129,9 +129,9 @@ static const struct argp_option options[] = {
 	  "the mthpctl source tree to compile (default the one mthpctl was built from)", 10 },
 	{ "jobs", OPT_JOBS, "N", 0, "make -j (default the online CPUs)", 10 },
 	{ "files", OPT_FILES, "N", 0, "compile the first N files only (default all)", 10 },
-	{ NULL, 0, NULL, 0, "mixed options (and redis' --keys, --requests (per redis-benchmark "
-	  "batch, default 20000), --value-size, --clients, --pipeline, --port, --sizes; gups' "
-	  "--array-size; shell's --pipelines):", 11 },
+	{ NULL, 0, NULL, 0, "mixed options (and redis' --keys (default 30000 here), --value-size, "
+	  "--clients, --pipeline, --port, --sizes; gups' --array-size (default 64M here); shell's "
+	  "--pipelines (default 4 here)):", 11 },
 	{ "window", OPT_WINDOW, "DURATION", 0,
 	  "the window every workload's throughput is measured over (default 20s)", 11 },
 	{ "node-high", OPT_NODE_HIGH, "SIZE", 0,
@@ -211,11 +211,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_QUIET: o->quiet = true; break;
 	case OPT_JSON_OUT: o->json_out = arg; break;
-	case OPT_KEYS: COUNT(keys, 1, 1000000000, "--keys"); break;
-	case OPT_REQUESTS:
-		COUNT(requests, 1, 1000000000, "--requests");
-		o->requests_given = true;
+	case OPT_KEYS:
+		COUNT(keys, 1, 1000000000, "--keys");
+		o->given |= BENCH_GIVEN_KEYS;
 		break;
+	case OPT_REQUESTS: COUNT(requests, 1, 1000000000, "--requests"); break;
 	case OPT_VALUE_SIZE: SIZE(value_size, 1, "--value-size"); break;
 	case OPT_CLIENTS: COUNT(clients, 1, 10000, "--clients"); break;
 	case OPT_PIPELINE: COUNT(pipeline, 1, 10000, "--pipeline"); break;
@@ -251,13 +251,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STRIDE: SIZE(sp_stride, 4096, "--stride"); break;
 	case OPT_DENSE_SIZE: SIZE(sp_dense_size, 4096, "--dense-size"); break;
 	case OPT_DENSE_PASSES: COUNT(sp_dense_passes, 1, 100000, "--dense-passes"); break;
-	case OPT_PIPELINES: COUNT(wl_pipelines, 1, BENCH_WL_MAX_PIPELINES, "--pipelines"); break;
+	case OPT_PIPELINES:
+		COUNT(wl_pipelines, 1, BENCH_WL_MAX_PIPELINES, "--pipelines");
+		o->given |= BENCH_GIVEN_PIPELINES;
+		break;
 	case OPT_LOOPS: COUNT(wl_loops, 1, 1000000, "--loops"); break;
 	case OPT_ARRAY_SIZE:
 		SIZE(wl_array_size, 1ULL << 20, "--array-size");
 		/* the fill order is a permutation of 32-bit page numbers */
 		if (o->wl_array_size % 4096 || o->wl_array_size > (1ULL << 44))
 			argp_error(state, "bad --array-size '%s' (whole 4K pages, at most 16T)", arg);
+		o->given |= BENCH_GIVEN_ARRAY_SIZE;
 		break;
 	case OPT_UPDATES: COUNT(wl_updates, 0, 1ULL << 40, "--updates"); break;
 	case OPT_THREADS: COUNT(wl_threads, 1, 4096, "--threads"); break;

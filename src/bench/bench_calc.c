@@ -290,6 +290,38 @@ int bench_parse_modes(const char *s, unsigned int *mask)
 	return ret;
 }
 
+int bench_parse_redis_info(const char *buf, const char *cmd, __u64 *calls, double *p99_ms)
+{
+	char key[96];
+	const char *p, *line_end;
+	char *end;
+
+	*calls = 0;
+	*p99_ms = NAN;
+	if (!strstr(buf, "# Commandstats"))
+		return -EINVAL;
+	snprintf(key, sizeof(key), "\ncmdstat_%s:calls=", cmd);
+	p = strstr(buf, key);
+	if (!p)
+		return 0;	/* not called yet */
+	errno = 0;
+	*calls = strtoull(p + strlen(key), &end, 10);
+	if (errno || *end != ',')
+		return -EINVAL;
+	snprintf(key, sizeof(key), "\nlatency_percentiles_usec_%s:", cmd);
+	p = strstr(buf, key);
+	if (!p)
+		return 0;	/* latency-tracking no */
+	line_end = strchrnul(p + 1, '\n');
+	p = strstr(p + strlen(key), "p99=");
+	if (!p || p > line_end)
+		return 0;	/* percentiles without p99 */
+	if (to_double_prefix(p + strlen("p99="), p99_ms, &end))
+		return -EINVAL;
+	*p99_ms /= 1000;
+	return 0;
+}
+
 int bench_parse_memaslap(const char *buf, double *tps, double *secs)
 {
 	const char *line = NULL, *p;

@@ -22,6 +22,13 @@ struct bench_redis_row {
  * Returns 0, -ENOENT (no such row) or -EINVAL (malformed). */
 int bench_parse_redis_csv(const char *buf, const char *test, struct bench_redis_row *row);
 
+/* redis' reply to INFO commandstats latencystats (7.0 and later): the
+ * calls of command cmd (lower case, e.g. "set") and their p99 inside redis
+ * in ms (NAN: redis tracks no latency). A command not called yet: 0 calls,
+ * NAN. 0, or -EINVAL when buf holds no command statistics or malformed
+ * ones. */
+int bench_parse_redis_info(const char *buf, const char *cmd, __u64 *calls, double *p99_ms);
+
 /* memaslap's (memcaslap in Debian's libmemcached-tools) closing line
  * "Run time: 0.2s Ops: 20000 TPS: 96455 Net_rate: 107.9M/s" anywhere in buf:
  * its operations per second and run time. 0, -ENOENT (no such line) or

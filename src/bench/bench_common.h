@@ -101,10 +101,16 @@ struct bench_opts {
 	const char *cc_source;
 	unsigned int cc_jobs, cc_files;
 	/* mixed: the window every workload is measured over; the parent
-	 * cgroup's memory.high (0: 3/4 of what the workloads need); --requests
-	 * given (else mixed's own batch size) */
+	 * cgroup's memory.high (0: its default, see bench_mixed.c) */
 	__u64 mx_window_ns, mx_node_high;
-	bool requests_given;
+	/* the options given (BENCH_GIVEN_*): mixed has defaults of its own
+	 * for those not given */
+	unsigned int given;
+};
+enum {
+	BENCH_GIVEN_KEYS = 1 << 0,
+	BENCH_GIVEN_ARRAY_SIZE = 1 << 1,
+	BENCH_GIVEN_PIPELINES = 1 << 2,
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -401,6 +407,11 @@ int bench_redis(struct bench_opts *o);
 /* redis-server and redis-benchmark found and o->port free: checked by
  * every benchmark that runs redis before it changes anything */
 int bench_redis_preflight(const struct bench_opts *o);
+/* Send redis at 127.0.0.1:PORT one inline command (CMD without its line
+ * end) and read its reply into buf (NUL-terminated): a status line, or a
+ * bulk string whole (its "$LEN" line first). The bytes read, or -errno
+ * (-ETIMEDOUT: redis did not answer within 5 s). */
+int bench_redis_command(unsigned int port, const char *cmd, char *buf, size_t len);
 int bench_pagefault(struct bench_opts *o);
 int bench_sparse(struct bench_opts *o);
 /* shell, gups, bloat, memcached, arenas and compile (o->which):

@@ -25,7 +25,7 @@
 /* redis-server must answer PING this soon after its start */
 #define REDIS_START_TIMEOUT_NS		(60 * NSEC_PER_SEC)
 #define REDIS_PING_INTERVAL_US		100000	/* between PINGs at start */
-#define REDIS_PING_TIMEOUT_S		1	/* one PING's answer */
+#define REDIS_REPLY_TIMEOUT_S		5	/* one command's answer (INFO from a loaded redis under TCG) */
 
 static int port_busy(unsigned int port)
 {
@@ -59,24 +59,48 @@ int bench_redis_preflight(const struct bench_opts *o)
 	return 0;
 }
 
-static bool ping(unsigned int port)
+int bench_redis_command(unsigned int port, const char *cmd, char *buf, size_t len)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct timeval tv = { REDIS_PING_TIMEOUT_S, 0 };
-	char buf[64] = "";
-	int fd;
-	bool ok = false;
+	struct timeval tv = { REDIS_REPLY_TIMEOUT_S, 0 };
+	size_t got = 0;
+	int fd, err = 0;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return false;
+		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (!connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    write(fd, "PING\r\n", 6) == 6 && read(fd, buf, sizeof(buf) - 1) > 0)
-		ok = !strncmp(buf, "+PONG", 5);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || dprintf(fd, "%s\r\n", cmd) < 0)
+		err = -errno;
+	buf[0] = '\0';
+	while (!err && got < len - 1) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+		const char *eol;
+
+		if (n <= 0) {
+			err = !n ? -EIO : errno == EAGAIN ? -ETIMEDOUT : -errno;
+			break;
+		}
+		got += n;
+		buf[got] = '\0';
+		eol = strstr(buf, "\r\n");
+		/* a status line is whole at its end, a bulk string
+		 * ("$LEN\r\n" LEN bytes "\r\n") when its LEN bytes came */
+		if (eol && (buf[0] != '$' ||
+			    got >= (size_t)(eol - buf) + 4 + strtoull(buf + 1, NULL, 10)))
+			break;
+	}
 	close(fd);
-	return ok;
+	return err ? err : (int)got;
+}
+
+static bool ping(unsigned int port)
+{
+	char buf[64];
+
+	return bench_redis_command(port, "PING", buf, sizeof(buf)) > 0 &&
+	       !strncmp(buf, "+PONG", 5);
 }
 
 static void tail_file(const char *path)

@@ -183,6 +183,45 @@ static void lists(void **state)
 }
 
 /* memaslap's closing line, as Debian's memcaslap 1.1.4 prints it */
+/* Captured from redis-server 7.0.15 (Debian 12) after redis-benchmark -n 2000
+ * -t set: INFO commandstats latencystats */
+static const char info_7_0[] =
+	"$336\r\n# Commandstats\r\n"
+	"cmdstat_config|get:calls=2,usec=10,usec_per_call=5.00,rejected_calls=0,failed_calls=0\r\n"
+	"cmdstat_set:calls=2000,usec=401,usec_per_call=0.20,rejected_calls=0,failed_calls=0\r\n"
+	"\r\n# Latencystats\r\n"
+	"latency_percentiles_usec_config|get:p50=3.007,p99=7.007,p99.9=7.007\r\n"
+	"latency_percentiles_usec_set:p50=0.001,p99=1.003,p99.9=5.023\r\n\r\n";
+
+static void redis_info(void **state)
+{
+	/* latency-tracking no: no percentiles; the next line's p99 is not
+	 * the command's */
+	const char untracked[] =
+		"# Commandstats\r\ncmdstat_set:calls=7,usec=1\r\n\r\n# Latencystats\r\n"
+		"latency_percentiles_usec_set:p50=1.0\r\nlatency_percentiles_usec_get:p99=9.0\r\n";
+	__u64 calls;
+	double p99;
+
+	assert_int_equal(bench_parse_redis_info(info_7_0, "set", &calls, &p99), 0);
+	assert_int_equal(calls, 2000);
+	close_to(p99, 1.003 / 1000);
+	/* config|get is not set; a command never called: 0, no latency */
+	assert_int_equal(bench_parse_redis_info(info_7_0, "config|get", &calls, &p99), 0);
+	assert_int_equal(calls, 2);
+	assert_int_equal(bench_parse_redis_info(info_7_0, "get", &calls, &p99), 0);
+	assert_int_equal(calls, 0);
+	assert_true(isnan(p99));
+	assert_int_equal(bench_parse_redis_info(untracked, "set", &calls, &p99), 0);
+	assert_int_equal(calls, 7);
+	assert_true(isnan(p99));
+	/* not INFO's reply, or a count that is not one */
+	assert_int_equal(bench_parse_redis_info("-ERR unknown command\r\n", "set", &calls, &p99),
+			 -EINVAL);
+	assert_int_equal(bench_parse_redis_info("# Commandstats\r\ncmdstat_set:calls=x,\r\n", "set",
+						&calls, &p99), -EINVAL);
+}
+
 static void memaslap_output(void **state)
 {
 	static const char out[] =
@@ -486,7 +525,7 @@ int run_bench_tests(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
-		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(counts), cmocka_unit_test(round_order),
+		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(redis_info), cmocka_unit_test(counts), cmocka_unit_test(round_order),
 		cmocka_unit_test(spread), cmocka_unit_test(spread_interval_narrows),
 		cmocka_unit_test(ratio_pairs), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list), cmocka_unit_test(start_state),

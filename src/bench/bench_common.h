@@ -210,6 +210,9 @@ __u64 bench_now_ns(void);
 void bench_rm_tree(const char *dir);
 /* Is name (a path, or a command found in $PATH) executable? */
 bool bench_in_path(const char *name);
+/* 0 if name is executable, else a usage error naming what to install
+ * (install) and the option that gives another path (option). */
+int bench_need_program(const char *name, const char *install, const char *option);
 
 /* --- bench_cgroup.c: cgroups and their policies ----------------------- */
 

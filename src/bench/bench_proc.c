@@ -232,3 +232,11 @@ bool bench_in_path(const char *name)
 	free(path);
 	return ok;
 }
+
+int bench_need_program(const char *name, const char *install, const char *option)
+{
+	if (bench_in_path(name))
+		return 0;
+	return mthpctl_error(MTHPCTL_EXIT_USAGE, "%s not found: install %s or give %s PATH",
+			     name, install, option);
+}

@@ -44,14 +44,14 @@ static int port_busy(unsigned int port)
 
 int bench_redis_preflight(const struct bench_opts *o)
 {
-	if (!bench_in_path(o->redis_server))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-server (Debian: apt install redis-server) "
-				     "or give --redis-server PATH", o->redis_server);
-	if (!bench_in_path(o->redis_benchmark))
-		return mthpctl_error(MTHPCTL_EXIT_USAGE,
-				     "%s not found: install redis-tools or give --redis-benchmark PATH",
-				     o->redis_benchmark);
+	int err;
+
+	err = bench_need_program(o->redis_server,
+				 "redis-server (Debian: apt install redis-server)", "--redis-server");
+	if (!err)
+		err = bench_need_program(o->redis_benchmark, "redis-tools", "--redis-benchmark");
+	if (err)
+		return err;
 	if (port_busy(o->port))
 		return mthpctl_error(MTHPCTL_EXIT_STATE,
 				     "port %u on 127.0.0.1 is busy: stop what listens there or give --port",

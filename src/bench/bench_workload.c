@@ -459,14 +459,12 @@ int bench_workload(struct bench_opts *o)
 			wr.k = &bench_wl_kinds[ki];
 	report.name = report.title = wr.k->name;
 	if (wr.k->serve) {
-		if (!bench_in_path(o->memcached))
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "%s not found: install memcached (Debian: apt install "
-					     "memcached) or give --memcached PATH", o->memcached);
-		if (!bench_in_path(o->memaslap))
-			return mthpctl_error(MTHPCTL_EXIT_USAGE,
-					     "%s not found: install libmemcached-tools or give "
-					     "--memaslap PATH", o->memaslap);
+		ret = bench_need_program(o->memcached,
+					 "memcached (Debian: apt install memcached)", "--memcached");
+		if (!ret)
+			ret = bench_need_program(o->memaslap, "libmemcached-tools", "--memaslap");
+		if (ret)
+			return ret;
 		if (bench_wl_port_listening(o->port))
 			return mthpctl_error(MTHPCTL_EXIT_STATE,
 					     "port %u on 127.0.0.1 is busy: stop what listens there "

@@ -553,8 +553,9 @@ static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
  * Near the limit: the headroom to the nearest memory.high/max (its own or
  * an ancestor's) is below 1/MTHPCTL_NEAR_DIV of the cgroup's usage plus
  * that headroom (the limit, for a cgroup whose memory is its own anon and
- * shmem). simple's rule; the divisor swept with bench redis at no limit
- * and at memory.high=128M (mthpctl-policies(7), simple).
+ * shmem). simple's rule; the divisor swept (4, 8, 16) with bench redis at
+ * memory.high=128M, where 4 and 16 were not resolved from 8
+ * (mthpctl-policies(7), simple).
  */
 #define MTHPCTL_NEAR_DIV	8
 

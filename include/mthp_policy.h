@@ -554,10 +554,12 @@ static inline int mthpctl_tight(__u32 flags, __u64 usage, __u64 headroom)
  * an ancestor's) is below 1/MTHPCTL_NEAR_DIV of the cgroup's usage plus
  * that headroom (the limit, for a cgroup whose memory is its own anon and
  * shmem). simple's rule; the divisor swept (4, 8, 16) with bench redis at
- * memory.high=128M, where 4 and 16 were not resolved from 8
- * (mthpctl-policies(7), simple).
+ * memory.high=128M: 4 led on requests/s and on large folios swapped out
+ * in every count, inside the noise of three runs; simple is the strongest
+ * rule of its kind we found, so the one that leads (mthpctl-policies(7),
+ * simple).
  */
-#define MTHPCTL_NEAR_DIV	8
+#define MTHPCTL_NEAR_DIV	4
 
 /* Is a cgroup with these sample values near its limit (see
  * MTHPCTL_NEAR_DIV)? */

@@ -223,7 +223,8 @@ static long bump_gen(__u64 slot, void *ctx)
 /* Take one sample of cgroup ID (sleepable context). */
 static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
-	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT };
+	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT,
+				    .fill_rest = MTHPCTL_NO_LIMIT };
 	__u64 memo_before;
 	struct mthpctl_params p;
 	struct mthpctl_state s;

@@ -46,11 +46,11 @@ enum { MTHPCTL_POLICY_NONE, MTHPCTL_POLICIES(MTHPCTL_POLICY_ENUM) MTHPCTL_POLICY
 /* Sample validity flags. */
 #define MTHPCTL_SAMPLE_STALL	(1U << 0)	/* stall_ns is valid (PSI on) */
 #define MTHPCTL_SAMPLE_USAGE	(1U << 1)	/* usage is valid (memcg on) */
-#define MTHPCTL_SAMPLE_FILL	(1U << 2)	/* fill_rest is valid */
 
-/* headroom of a cgroup with no memory.high/max set up its tree. (Not a
- * sample flag: one more flag bit doubles the paths the verifier walks
- * through mthpctl_update(), and took the policy's load from 1 s to 6 s.) */
+/* headroom of a cgroup with no memory.high/max set up its tree, and a
+ * sample's fill_rest when not known. (Not sample flags: one more flag bit
+ * doubles the paths the verifier walks through mthpctl_update(), and took
+ * the policy's load from 1 s to 6 s.) */
 #define MTHPCTL_NO_LIMIT	(~0ULL)
 
 /* Largest order value meaning "no cap". */
@@ -112,7 +112,8 @@ struct mthpctl_sample {
 	__u64 headroom;		/* bytes to the nearest memory.high/max up the
 				 * tree, or MTHPCTL_NO_LIMIT */
 	__u64 fill_rest;	/* what the mapping the cgroup's faults were in
-				 * can still take (mthpctl_fill_hint_take()) */
+				 * can still take (mthpctl_fill_hint_take()),
+				 * or MTHPCTL_NO_LIMIT: not known */
 	__u32 flags;		/* MTHPCTL_SAMPLE_* */
 	__u32 pad;
 };
@@ -629,10 +630,7 @@ static inline void mthpctl_fill_hint_note(struct mthpctl_fill_hint *h, __u64 vma
 static inline void mthpctl_fill_hint_take(struct mthpctl_fill_hint *h,
 					  struct mthpctl_sample *x)
 {
-	if (h->seen && !h->changed) {
-		x->fill_rest = h->rest;
-		x->flags |= MTHPCTL_SAMPLE_FILL;
-	}
+	x->fill_rest = h->seen && !h->changed ? h->rest : MTHPCTL_NO_LIMIT;
 	h->seen = 0;
 	h->changed = 0;
 }
@@ -747,9 +745,7 @@ static inline __u32 mthpctl_update(const struct mthpctl_params *p,
 						      dt, p->window_ns);
 		mthpctl_ladder(p, s, s->stall_rate_ns, x->now_ns,
 			       mthpctl_tight(x->flags, x->usage, x->headroom),
-			       mthpctl_filling(s->growth, x->headroom,
-					       (x->flags & MTHPCTL_SAMPLE_FILL) ?
-					       x->fill_rest : MTHPCTL_NO_LIMIT));
+			       mthpctl_filling(s->growth, x->headroom, x->fill_rest));
 	} else {
 		/* first sample, PSI off or counter reset: no evidence */
 		s->stall_rate_ns = 0;

@@ -23,7 +23,7 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = MTHPCTL_NO_LIMIT,
+		.headroom = MTHPCTL_NO_LIMIT, .fill_rest = MTHPCTL_NO_LIMIT,
 		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(p, s, &x);
@@ -194,7 +194,7 @@ static __u32 feed_lim(struct mthpctl_state *s, __u64 t_ms, __u64 stall_ms, __u64
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = headroom_mb * MB,
+		.headroom = headroom_mb * MB, .fill_rest = MTHPCTL_NO_LIMIT,
 		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(&auto_p, s, &x);
@@ -308,7 +308,7 @@ static void filling_a_mapping(void **state)
 	assert_int_equal(mthpctl_fill_rest(&big), 64 * MB);	/* nothing known */
 	/* no fault noted since the last sample: no bound */
 	mthpctl_fill_hint_take(&h, &x);
-	assert_false(x.flags & MTHPCTL_SAMPLE_FILL);
+	assert_true(x.fill_rest == MTHPCTL_NO_LIMIT);
 
 	/* the array's first interval: a new mapping, no bound yet */
 	assert_false(feed_hint(&s, &h, 1000, 2, 70));
@@ -837,7 +837,8 @@ static void feed_headroom(const struct mthpctl_params *p, struct mthpctl_state *
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = headroom, .flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
+		.headroom = headroom, .fill_rest = MTHPCTL_NO_LIMIT,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 
 	mthpctl_update(p, s, &x);
@@ -1124,7 +1125,7 @@ static void unknown_rates(void **state)
 {
 	struct mthpctl_state s = {};
 	struct mthpctl_sample x = { .now_ns = 2 * S, .usage = 64 * MB, .headroom = MTHPCTL_NO_LIMIT,
-				    .flags = MTHPCTL_SAMPLE_USAGE };
+				    .fill_rest = MTHPCTL_NO_LIMIT, .flags = MTHPCTL_SAMPLE_USAGE };
 
 	feed(&auto_p, &s, 1000, 0, 64);
 	feed(&auto_p, &s, 2000, 500, 64);	/* pressure */

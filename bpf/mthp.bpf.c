@@ -223,7 +223,8 @@ static long bump_gen(__u64 slot, void *ctx)
 /* Take one sample of cgroup ID (sleepable context). */
 static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 {
-	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT };
+	struct mthpctl_sample x = { .headroom = MTHPCTL_NO_LIMIT,
+				    .fill_rest = MTHPCTL_NO_LIMIT };
 	__u64 memo_before;
 	struct mthpctl_params p;
 	struct mthpctl_state s;
@@ -278,6 +279,7 @@ static void sample_cgroup(__u64 id, struct mthpctl_totals *t)
 		}
 	}
 
+	mthpctl_fill_hint_take(&e->fill, &x);
 	x.now_ns = bpf_ktime_get_ns();
 	s = e->state;
 	get_params(&p);
@@ -511,6 +513,10 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 		if (tva == MTHPCTL_TVA_PAGEFAULT) {
 			vma_info(mctx, mthpctl_small_limit(s), &vi);
 			vip = &vi;
+			/* the slow path's faults tell the sampler what the
+			 * cgroup fills (filling towards the limit) */
+			if (e)
+				mthpctl_fill_hint_note(&e->fill, mctx->vma_start, &vi);
 		}
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);

@@ -43,6 +43,7 @@ struct mthpctl_cg {
 	struct mthpctl_state state;
 	__u64 last_kick_ns;		/* last time a sample was requested */
 	__u64 nr_kicks;
+	struct mthpctl_fill_hint fill;	/* for the sampler: see MTHPCTL_FILL_WINDOWS */
 };
 
 /* Per-policy totals. The built-in policy keeps one in each CPU's slot

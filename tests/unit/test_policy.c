@@ -23,7 +23,7 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = MTHPCTL_NO_LIMIT,
+		.headroom = MTHPCTL_NO_LIMIT, .fill_rest = MTHPCTL_NO_LIMIT,
 		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(p, s, &x);
@@ -194,7 +194,7 @@ static __u32 feed_lim(struct mthpctl_state *s, __u64 t_ms, __u64 stall_ms, __u64
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = headroom_mb * MB,
+		.headroom = headroom_mb * MB, .fill_rest = MTHPCTL_NO_LIMIT,
 		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 	return mthpctl_update(&auto_p, s, &x);
@@ -240,10 +240,15 @@ static void filling_towards_the_limit(void **state)
 	struct mthpctl_state s = {}, nolim = {}, far = {};
 	__u64 t, u;
 
-	assert_false(mthpctl_filling(0, 8 * MB));
-	assert_false(mthpctl_filling(16 * MB, MTHPCTL_NO_LIMIT));
-	assert_false(mthpctl_filling(16 * MB, 8 * 16 * MB));
-	assert_true(mthpctl_filling(16 * MB, 8 * 16 * MB - 8));
+	assert_false(mthpctl_filling(0, 8 * MB, MTHPCTL_NO_LIMIT));
+	assert_false(mthpctl_filling(16 * MB, MTHPCTL_NO_LIMIT, MTHPCTL_NO_LIMIT));
+	assert_false(mthpctl_filling(16 * MB, 8 * 16 * MB, MTHPCTL_NO_LIMIT));
+	assert_true(mthpctl_filling(16 * MB, 8 * 16 * MB - 8, MTHPCTL_NO_LIMIT));
+	assert_true(mthpctl_filling(MTHPCTL_NO_LIMIT / 2, 8 * MB, MTHPCTL_NO_LIMIT));
+	/* a fill that ends within the headroom, however fast: not filling */
+	assert_false(mthpctl_filling(64 * MB, 70 * MB, 64 * MB));
+	assert_false(mthpctl_filling(64 * MB, 70 * MB, 70 * MB));
+	assert_true(mthpctl_filling(64 * MB, 70 * MB, 70 * MB + 1));
 	/* 16 MB per window, no limit or a limit far beyond: no episode */
 	for (t = 1000, u = 32; t <= 4000; t += 1000, u += 16) {
 		assert_int_equal(feed(&auto_p, &nolim, t, 0, u), MTHPCTL_REASON_NONE);
@@ -264,6 +269,87 @@ static void filling_towards_the_limit(void **state)
 	assert_true(s.rung == 0 && s.steps_down == 2);
 	/* the growth stops far from the limit: quiet ends the episode */
 	assert_int_equal(feed_lim(&s, 7000, 150, 112, 72), MTHPCTL_REASON_NONE);
+}
+
+/* Sample with a headroom and the hint of the BPF program's slow path;
+ * does the ladder cap the cgroup after it? */
+static int feed_hint(struct mthpctl_state *s, struct mthpctl_fill_hint *h, __u64 t_ms,
+		       __u64 usage_mb, __u64 headroom_mb)
+{
+	struct mthpctl_sample x = {
+		.now_ns = t_ms * MS, .usage = usage_mb * MB, .headroom = headroom_mb * MB,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
+	};
+
+	mthpctl_fill_hint_take(h, &x);
+	mthpctl_update(&auto_p, s, &x);
+	return s->pressure;
+}
+
+/* A fault of a process holding anon_mb MB in a mapping of vma_mb MB at
+ * start, as the slow path notes it. */
+static void note(struct mthpctl_fill_hint *h, __u64 start, __u64 vma_mb, __u64 anon_mb)
+{
+	struct mthpctl_vma_info v = { .vma_bytes = vma_mb * MB, .mm_anon_bytes = anon_mb * MB };
+
+	mthpctl_fill_hint_note(h, start, &v);
+}
+
+/* The growth towards the limit is bounded by what the faulting mapping can
+ * still take: bench mixed's batch job (a 64 MB array, ~70 MB of a shared
+ * node's headroom) is not limited; a heap that grows past the limit is. */
+static void filling_a_mapping(void **state)
+{
+	struct mthpctl_state s = {}, heap = {}, two = {};
+	struct mthpctl_fill_hint h = {}, hh = {}, h2 = {};
+	struct mthpctl_vma_info big = { .vma_bytes = 64 * MB, .mm_anon_bytes = 65 * MB };
+	struct mthpctl_sample x = {};
+
+	assert_int_equal(mthpctl_fill_rest(&big), 64 * MB);	/* nothing known */
+	/* no fault noted since the last sample: no bound */
+	mthpctl_fill_hint_take(&h, &x);
+	assert_true(x.fill_rest == MTHPCTL_NO_LIMIT);
+
+	/* the array's first interval: a new mapping, no bound yet */
+	assert_false(feed_hint(&s, &h, 1000, 2, 70));
+	note(&h, 1 << 30, 64, 2);
+	assert_true(feed_hint(&s, &h, 1500, 18, 54));
+	/* the same mapping: it grows 32 MB per window with 30 MB of headroom
+	 * left, but what is left to fill (24 MB) fits */
+	note(&h, 1 << 30, 64, 40);
+	assert_false(feed_hint(&s, &h, 2000, 34, 38));
+	note(&h, 1 << 30, 64, 56);
+	assert_false(feed_hint(&s, &h, 2500, 50, 22));
+	assert_false(s.pressure);
+	/* it would not fit: limited again */
+	note(&h, 1 << 30, 64, 56);
+	assert_true(feed_hint(&s, &h, 3000, 60, 7));
+
+	/* a heap growing by its end (brk): its mapping changes size, the
+	 * growth is projected as without a bound */
+	feed_hint(&heap, &hh, 1000, 32, 96);
+	note(&hh, 1 << 30, 48, 32);
+	feed_hint(&heap, &hh, 2000, 48, 80);
+	note(&hh, 1 << 30, 64, 48);
+	assert_true(feed_hint(&heap, &hh, 3000, 64, 64));
+	note(&hh, 1 << 30, 80, 64);
+	assert_true(feed_hint(&heap, &hh, 4000, 80, 48));
+	/* a fixed mapping again, but its rest does not fit: still limited */
+	note(&hh, 1 << 30, 80, 64);
+	feed_hint(&heap, &hh, 4500, 80, 48);
+	note(&hh, 1 << 30, 200, 80);
+	feed_hint(&heap, &hh, 5000, 88, 40);
+	note(&hh, 1 << 30, 200, 88);
+	assert_true(feed_hint(&heap, &hh, 5500, 96, 32));
+
+	/* faults in two mappings since the sample: no bound */
+	note(&h2, 1 << 30, 64, 2);
+	feed_hint(&two, &h2, 1000, 2, 70);
+	note(&h2, 1 << 30, 64, 18);
+	feed_hint(&two, &h2, 1500, 18, 54);
+	note(&h2, 1 << 30, 64, 20);
+	note(&h2, 2 << 30, 64, 22);
+	assert_true(feed_hint(&two, &h2, 2000, 34, 38));
 }
 
 static void ladder_top_and_cap(void **state)
@@ -751,7 +837,8 @@ static void feed_headroom(const struct mthpctl_params *p, struct mthpctl_state *
 {
 	struct mthpctl_sample x = {
 		.now_ns = t_ms * MS, .stall_ns = stall_ms * MS, .usage = usage_mb * MB,
-		.headroom = headroom, .flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
+		.headroom = headroom, .fill_rest = MTHPCTL_NO_LIMIT,
+		.flags = MTHPCTL_SAMPLE_STALL | MTHPCTL_SAMPLE_USAGE,
 	};
 
 	mthpctl_update(p, s, &x);
@@ -1038,7 +1125,7 @@ static void unknown_rates(void **state)
 {
 	struct mthpctl_state s = {};
 	struct mthpctl_sample x = { .now_ns = 2 * S, .usage = 64 * MB, .headroom = MTHPCTL_NO_LIMIT,
-				    .flags = MTHPCTL_SAMPLE_USAGE };
+				    .fill_rest = MTHPCTL_NO_LIMIT, .flags = MTHPCTL_SAMPLE_USAGE };
 
 	feed(&auto_p, &s, 1000, 0, 64);
 	feed(&auto_p, &s, 2000, 500, 64);	/* pressure */
@@ -1099,6 +1186,7 @@ int run_policy_tests(void)
 		cmocka_unit_test(pressure_threshold), cmocka_unit_test(pressure_zones),
 		cmocka_unit_test(size_ladder), cmocka_unit_test(at_the_limit),
 		cmocka_unit_test(filling_towards_the_limit),
+		cmocka_unit_test(filling_a_mapping),
 		cmocka_unit_test(ladder_top_and_cap),
 		cmocka_unit_test(usage_hysteresis), cmocka_unit_test(growth_rule),
 		cmocka_unit_test(sparse_mapping), cmocka_unit_test(fill_order),

@@ -312,43 +312,43 @@ static void filling_a_mapping(void **state)
 
 	/* the array's first interval: a new mapping, no bound yet */
 	assert_false(feed_hint(&s, &h, 1000, 2, 70));
-	note(&h, 1 << 30, 64, 2);
+	note(&h, 1ULL << 30, 64, 2);
 	assert_true(feed_hint(&s, &h, 1500, 18, 54));
 	/* the same mapping: it grows 32 MB per window with 30 MB of headroom
 	 * left, but what is left to fill (24 MB) fits */
-	note(&h, 1 << 30, 64, 40);
+	note(&h, 1ULL << 30, 64, 40);
 	assert_false(feed_hint(&s, &h, 2000, 34, 38));
-	note(&h, 1 << 30, 64, 56);
+	note(&h, 1ULL << 30, 64, 56);
 	assert_false(feed_hint(&s, &h, 2500, 50, 22));
 	assert_false(s.pressure);
 	/* it would not fit: limited again */
-	note(&h, 1 << 30, 64, 56);
+	note(&h, 1ULL << 30, 64, 56);
 	assert_true(feed_hint(&s, &h, 3000, 60, 7));
 
 	/* a heap growing by its end (brk): its mapping changes size, the
 	 * growth is projected as without a bound */
 	feed_hint(&heap, &hh, 1000, 32, 96);
-	note(&hh, 1 << 30, 48, 32);
+	note(&hh, 1ULL << 30, 48, 32);
 	feed_hint(&heap, &hh, 2000, 48, 80);
-	note(&hh, 1 << 30, 64, 48);
+	note(&hh, 1ULL << 30, 64, 48);
 	assert_true(feed_hint(&heap, &hh, 3000, 64, 64));
-	note(&hh, 1 << 30, 80, 64);
+	note(&hh, 1ULL << 30, 80, 64);
 	assert_true(feed_hint(&heap, &hh, 4000, 80, 48));
 	/* a fixed mapping again, but its rest does not fit: still limited */
-	note(&hh, 1 << 30, 80, 64);
+	note(&hh, 1ULL << 30, 80, 64);
 	feed_hint(&heap, &hh, 4500, 80, 48);
-	note(&hh, 1 << 30, 200, 80);
+	note(&hh, 1ULL << 30, 200, 80);
 	feed_hint(&heap, &hh, 5000, 88, 40);
-	note(&hh, 1 << 30, 200, 88);
+	note(&hh, 1ULL << 30, 200, 88);
 	assert_true(feed_hint(&heap, &hh, 5500, 96, 32));
 
 	/* faults in two mappings since the sample: no bound */
-	note(&h2, 1 << 30, 64, 2);
+	note(&h2, 1ULL << 30, 64, 2);
 	feed_hint(&two, &h2, 1000, 2, 70);
-	note(&h2, 1 << 30, 64, 18);
+	note(&h2, 1ULL << 30, 64, 18);
 	feed_hint(&two, &h2, 1500, 18, 54);
-	note(&h2, 1 << 30, 64, 20);
-	note(&h2, 2 << 30, 64, 22);
+	note(&h2, 1ULL << 30, 64, 20);
+	note(&h2, 2ULL << 30, 64, 22);
 	assert_true(feed_hint(&two, &h2, 2000, 34, 38));
 }
 

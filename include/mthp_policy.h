@@ -643,13 +643,8 @@ static inline void mthpctl_fill_hint_take(struct mthpctl_fill_hint *h,
  * (MTHPCTL_NO_LIMIT: not known)? See MTHPCTL_FILL_WINDOWS. */
 static inline int mthpctl_filling(__u64 growth, __u64 headroom, __u64 rest)
 {
-	__u64 projected = growth * MTHPCTL_FILL_WINDOWS;
-
-	if (growth > MTHPCTL_NO_LIMIT / MTHPCTL_FILL_WINDOWS)
-		projected = MTHPCTL_NO_LIMIT;
-	if (projected > rest)
-		projected = rest;
-	return growth && headroom != MTHPCTL_NO_LIMIT && projected > headroom;
+	return growth && headroom != MTHPCTL_NO_LIMIT &&
+	       headroom / MTHPCTL_FILL_WINDOWS < growth && rest > headroom;
 }
 
 /* One step of the size ladder for a stall rate measured at time now;

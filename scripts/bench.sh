@@ -183,7 +183,7 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 start=$(date +%s)
-echo "bench: kernel $kdir, results in $out (about 20 minutes under TCG: see mthpctl-bench(8))" >&2
+echo "bench: kernel $kdir, results in $out (about an hour under TCG: see mthpctl-bench(8))" >&2
 "$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
 	env BENCH_REPEATS="${BENCH_REPEATS:-3}" BENCH_SIZES="${BENCH_SIZES:-16K,32K,64K}" \
 	SCALE_N="${SCALE_N:-200}" BENCH_UNTIL_WIDTH="${BENCH_UNTIL_WIDTH:-}" \

@@ -42,6 +42,7 @@ extern struct mem_cgroup *bpf_get_mem_cgroup(struct cgroup_subsys_state *css) __
 extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym __weak;
 extern unsigned long bpf_mem_cgroup_page_state(struct mem_cgroup *memcg, int idx) __ksym __weak;
 extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym __weak;
+extern int bpf_mthp_collapse_on_return(struct bpf_mthp_ctx *ctx) __ksym __weak;
 
 /* Set by mthpctl before load. Read it only through get_params(): a cast that
  * drops the volatile lets clang fold the reads to these defaults. */
@@ -112,6 +113,17 @@ struct {
 	__type(key, struct fill_key);
 	__type(value, struct mthpctl_fill);
 } fills SEC(".maps");
+
+/* The processes (tgid) auto asked to collapse after they grew past the
+ * small-process limit (collapse_grown()); the least recently used entry
+ * makes room. A new process that reuses a tgid still here is left to
+ * khugepaged. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MTHPCTL_GROWN_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} grown SEC(".maps");
 
 /* Cgroup ids waiting for a sample. */
 struct {
@@ -458,6 +470,33 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 	vi->strided = !vi->dense && mthpctl_fill_strided(f, vi->vma_bytes, page_shift);
 }
 
+/* The mapping of a call other than a page fault (khugepaged, smaps): its
+ * size and the process's memory; no fill is followed for it. */
+static void vma_sizes(const struct bpf_mthp_ctx *mctx, struct mthpctl_vma_info *vi)
+{
+	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
+	vi->mm_anon_bytes = mctx->rss_anon;
+	vi->dense = 0;
+	vi->strided = 0;
+}
+
+/* A page fault given large folios by a process just past the small-process
+ * limit (mthpctl_grown()): ask the kernel to collapse the ranges it faulted
+ * at 4 KiB while small, before it returns to user space, once per process
+ * (see MTHPCTL_GROWN_WINDOW). A kernel without the kfunc leaves them to
+ * khugepaged. */
+static __always_inline void collapse_grown(struct bpf_mthp_ctx *mctx, __u64 small)
+{
+	__u32 tgid;
+	__u8 one = 1;
+
+	if (!mthpctl_grown(mctx->rss_anon, small) || !bpf_ksym_exists(bpf_mthp_collapse_on_return))
+		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_update_elem(&grown, &tgid, &one, BPF_NOEXIST))
+		bpf_mthp_collapse_on_return(mctx);
+}
+
 /* One row of fallbacks per call; fallbacks[MTHPCTL_REASON_NONE] counts the
  * calls that narrowed nothing, so the rows sum to the calls (readers derive
  * calls from them: see struct mthpctl_counters). */
@@ -512,14 +551,18 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 			s = &e->state;
 		if (tva == MTHPCTL_TVA_PAGEFAULT) {
 			vma_info(mctx, mthpctl_small_limit(s), &vi);
-			vip = &vi;
 			/* the slow path's faults tell the sampler what the
 			 * cgroup fills (filling towards the limit) */
 			if (e)
 				mthpctl_fill_hint_note(&e->fill, mctx->vma_start, &vi);
+		} else {
+			vma_sizes(mctx, &vi);
 		}
+		vip = &vi;
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
+	if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL))
+		collapse_grown(mctx, mthpctl_small_limit(s));
 	count(t, tva, reason);
 	if (e) {
 		maybe_sample(e, cgrp->kn->id, &p, t);	/* trusted: direct access */
@@ -587,6 +630,8 @@ unsigned long BPF_PROG(choose_orders, struct bpf_mthp_ctx *mctx, struct cgroup *
 		if (r != MTHPCTL_REASON_NONE) {
 			allow = 1;
 			why = r;
+		} else {
+			collapse_grown(mctx, mthpctl_memo_small(memo));
 		}
 	}
 	count_fault(&pc->t, orders, allow, why);

@@ -336,6 +336,35 @@ static inline int mthpctl_vma_sparse(const struct mthpctl_vma_info *v)
 #define MTHPCTL_SMALL_PROC_BYTES	(2ULL << 20)
 
 /*
+ * A process that grows past MTHPCTL_SMALL_PROC_BYTES while its cgroup is
+ * small was given 4 KiB for all it faulted before, and those 2 MiB ranges
+ * can no longer get a PMD folio at fault time: for redis, 3 to 5 ranges
+ * of its start-up memory (94-96% of always' 2 MiB bytes at the end of
+ * bench redis; 99-101% 30 s later, once khugepaged had collapsed them).
+ * On its first page faults past the limit that get large folios
+ * (mthpctl_grown()), auto asks the kernel to collapse, before the process
+ * returns to user space, what khugepaged may collapse in it
+ * (bpf_mthp_collapse_on_return(), kernel/ patch 10), once per process;
+ * what khugepaged may collapse in a small cgroup follows the process as a
+ * page fault does (mthpctl_orders()), so a small process and a sparse
+ * mapping stay at 4 KiB. A window rather than one value: the process's
+ * anonymous bytes come from per-CPU counters, which lag and can step over
+ * a given value. A process first seen past the window (the child of a
+ * large parent) is left to khugepaged.
+ */
+#define MTHPCTL_GROWN_WINDOW	(MTHPCTL_SMALL_PROC_BYTES / 4)
+
+/* Processes remembered as asked (the BPF program's LRU map "grown") */
+#define MTHPCTL_GROWN_MAX	1024
+
+/* Is a process holding anon bytes, in a cgroup whose small-process limit
+ * is small (0: not small), just past that limit (MTHPCTL_GROWN_WINDOW)? */
+static inline int mthpctl_grown(__u64 anon, __u64 small)
+{
+	return small && anon >= small && anon - small < MTHPCTL_GROWN_WINDOW;
+}
+
+/*
  * The rules of a single page fault after the cgroup's state, for a process
  * v (NULL: unknown, taken as holding nothing): SMALL is
  * MTHPCTL_SMALL_PROC_BYTES while the cgroup is small, else 0. Returns the
@@ -951,10 +980,11 @@ static inline __u64 mthpctl_simple_allow(const struct mthpctl_params *p,
  *
  * tva rules (auto): MADV_COLLAPSE is always allowed (the application asked
  * explicitly); khugepaged and page faults (and smaps' report) follow the
- * cgroup's state; while the cgroup is small (or not sampled yet) only page
- * faults of processes that are not small get large folios (khugepaged and
- * smaps: 4 KiB); page faults in a sparse mapping get 4 KiB. A dense fill
- * of a large mapping (vma->dense) is neither small nor sparse.
+ * cgroup's state; while the cgroup is small (or not sampled yet) only
+ * processes that are not small get large folios, at page faults and from
+ * khugepaged (and smaps' report), and not in a sparse mapping; page faults
+ * in a sparse mapping get 4 KiB. A dense fill of a large mapping
+ * (vma->dense, page faults only) is neither small nor sparse.
  * fixed/never cap every type, MADV_COLLAPSE included. simple
  * (mthpctl_simple_allow()) follows its state for every type but
  * MADV_COLLAPSE, as auto.
@@ -984,9 +1014,16 @@ static inline __u64 mthpctl_orders(const struct mthpctl_params *p,
 			break;
 		small = mthpctl_small_limit(s);
 		if (small && tva != MTHPCTL_TVA_PAGEFAULT) {
-			allow = 1;
-			why = mthpctl_restriction(s);
-			break;
+			/* a small process or a sparse mapping: 4 KiB; a
+			 * process past the limit as its page faults (see
+			 * MTHPCTL_GROWN_WINDOW) */
+			__u32 r = mthpctl_fault_narrow(vma, small);
+
+			if (r != MTHPCTL_REASON_NONE) {
+				allow = 1;
+				why = r == MTHPCTL_REASON_LOW_USAGE ? mthpctl_restriction(s) : r;
+				break;
+			}
 		}
 		allow = mthpctl_auto_allow(p, s, &why);
 		if (mthpctl_sparse_candidate(tva, orders, allow)) {

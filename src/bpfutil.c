@@ -89,6 +89,8 @@ void mthpctl_probe_kernel(struct mthpctl_kernel *k)
 	k->feat.psi_kfunc = btf__find_by_name_kind(btf, "bpf_cgroup_psi_stall", BTF_KIND_FUNC) > 0;
 	k->feat.memcg_kfuncs = btf__find_by_name_kind(btf, "bpf_get_mem_cgroup", BTF_KIND_FUNC) > 0;
 	k->feat.wq = btf__find_by_name_kind(btf, "bpf_wq_start", BTF_KIND_FUNC) > 0;
+	k->feat.collapse_kfunc = btf__find_by_name_kind(btf, "bpf_mthp_collapse_on_return",
+							BTF_KIND_FUNC) > 0;
 	k->feat.ops_data_off = member_off(btf, value, "data");
 	k->feat.ops_fn_off = member_off(btf, ops, "choose_orders");
 	k->feat.ops_type_id = ops > 0 ? ops : 0;

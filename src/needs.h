@@ -20,6 +20,9 @@ struct mthpctl_features {
 	bool psi_kfunc;		/* bpf_cgroup_psi_stall */
 	bool memcg_kfuncs;	/* bpf_get_mem_cgroup */
 	bool wq;		/* bpf_wq_start */
+	bool collapse_kfunc;	/* bpf_mthp_collapse_on_return: optional, auto
+				 * leaves a grown process to khugepaged
+				 * without it (kernel/ patch 10) */
 	int ops_data_off;	/* of data in bpf_struct_ops_bpf_mthp_ops, or -ENOENT */
 	int ops_fn_off;		/* of choose_orders in bpf_mthp_ops, or -ENOENT */
 	__u32 ops_type_id;	/* BTF id of bpf_mthp_ops (BPF_PROG_QUERY); 0: none */

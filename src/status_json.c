@@ -29,6 +29,7 @@ void status_kernel_json(struct jw *w, const struct status_env *e)
 	jw_kbool_or_null(w, "psi_kfunc", e->k.probed, e->k.feat.psi_kfunc);
 	jw_kbool_or_null(w, "memcg_kfuncs", e->k.probed, e->k.feat.memcg_kfuncs);
 	jw_kbool_or_null(w, "bpf_wq", e->k.probed, e->k.feat.wq);
+	jw_kbool_or_null(w, "collapse_kfunc", e->k.probed, e->k.feat.collapse_kfunc);
 	jw_kbool(w, "psi", e->psi);
 	jw_kstr(w, "cgroup2_mount", e->cg2[0] ? e->cg2 : NULL);
 	jw_kbool(w, "memory_controller", e->memcg);

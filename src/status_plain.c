@@ -19,8 +19,9 @@ void status_kernel_plain(const struct status_env *e)
 	} else {
 		printf("  bpf_mthp_ops:       %s%s\n", yesno(e->k.feat.mthp_ops),
 		       e->k.feat.mthp_ops ? "" : e->k.btf ? " (apply kernel/)" : " (no BTF)");
-		printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s\n", yesno(e->k.feat.psi_kfunc),
-		       yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq));
+		printf("  kfuncs:             psi %s, memcg %s, bpf_wq %s, collapse %s\n",
+		       yesno(e->k.feat.psi_kfunc), yesno(e->k.feat.memcg_kfuncs), yesno(e->k.feat.wq),
+		       yesno(e->k.feat.collapse_kfunc));
 	}
 	printf("  PSI:                %s\n", e->psi ? "on" : "off (boot without psi=0, CONFIG_PSI=y)");
 	printf("  cgroup2:            %s (memory controller: %s)\n",

@@ -30,12 +30,14 @@ static __u32 feed(const struct mthpctl_params *p, struct mthpctl_state *s,
 }
 
 /* Does the BPF program (bpf/mthp.bpf.c: choose_slow(), choose_orders())
- * pass a mapping for this call? The page faults of auto and simple always
- * get one (vma_info() of the faulting VMA, which is never NULL); every
- * other call gets NULL. The tests give mthpctl_orders() only such inputs. */
+ * pass a mapping for this call? Every call of auto and simple gets one
+ * (vma_info() of the faulting VMA, vma_sizes() of another call's, never
+ * NULL); fixed and never get NULL. The tests give mthpctl_orders() only
+ * such inputs. */
 static int bpf_passes_vma(const struct mthpctl_params *p, __u32 tva)
 {
-	return mthpctl_policy_sampled(p->policy) && tva == MTHPCTL_TVA_PAGEFAULT;
+	(void)tva;
+	return mthpctl_policy_sampled(p->policy);
 }
 
 /* The anonymous orders allowed for a call of type tva offering all of
@@ -732,7 +734,9 @@ static void small_cgroup_under_pressure(void **state)
 /* While the cgroup is small, only a small process gets 4 KiB: a process
  * that holds MTHPCTL_SMALL_PROC_BYTES gets the cgroup's answer as if it
  * were not small (the rung under pressure), and the sparse rule after it;
- * khugepaged keeps the small cgroup's memory at 4 KiB. */
+ * khugepaged follows the same rules for the process (4 KiB for a small
+ * process and a sparse mapping), so that a process that grew past the
+ * limit can be collapsed (mthpctl_grown()). */
 static void small_process_rule(void **state)
 {
 	const struct mthpctl_vma_info small_proc = { .vma_bytes = 8 * MB,
@@ -752,8 +756,22 @@ static void small_process_rule(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
 	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_PAGEFAULT, &big_sparse, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
-	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, NULL, &r) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &small_proc, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_proc, &r) == ALL_ANON);
+	assert_int_equal(r, MTHPCTL_REASON_NONE);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_sparse, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_SMAPS, &small_proc, &r) == 0);
+	/* the first faults past the limit ask for a collapse, none before
+	 * and none well after it */
+	assert_false(mthpctl_grown(small_proc.mm_anon_bytes, mthpctl_small_limit(&s)));
+	assert_true(mthpctl_grown(big_proc.mm_anon_bytes, mthpctl_small_limit(&s)));
+	assert_true(mthpctl_grown(MTHPCTL_SMALL_PROC_BYTES + MTHPCTL_GROWN_WINDOW - 4096,
+				  mthpctl_small_limit(&s)));
+	assert_false(mthpctl_grown(MTHPCTL_SMALL_PROC_BYTES + MTHPCTL_GROWN_WINDOW,
+				   mthpctl_small_limit(&s)));
+	assert_false(mthpctl_grown(big_sparse.mm_anon_bytes, mthpctl_small_limit(&s)));
 	/* small and under pressure: a large process gets the rung (16K) */
 	assert_int_equal(feed(&auto_p, &s, 2000, 500, 8), MTHPCTL_REASON_LOW_USAGE);
 	assert_true(s.pressure);
@@ -766,6 +784,7 @@ static void small_process_rule(void **state)
 	assert_true(mthpctl_small_limit(&s) == 0);
 	assert_int_equal(mthpctl_fault_narrow(&small_proc, mthpctl_small_limit(&s)),
 			 MTHPCTL_REASON_NONE);
+	assert_false(mthpctl_grown(big_proc.mm_anon_bytes, mthpctl_small_limit(&s)));
 }
 
 static void tva_rules(void **state)
@@ -924,10 +943,20 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 			int small_cg = r == MTHPCTL_REASON_LOW_USAGE ||
 				       r == MTHPCTL_REASON_NO_SAMPLE;
 
-			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT) {
-				allow = 1;
-				why = r;
-				break;
+			/* a small cgroup's other calls: 4 KiB for a small
+			 * process and a sparse mapping, as its page faults */
+			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT && !(vma && vma->dense)) {
+				if (!vma || vma->mm_anon_bytes < 2 * MB) {
+					allow = 1;
+					why = r;
+					break;
+				}
+				if (vma->vma_bytes >= 16 * MB &&
+				    vma->mm_anon_bytes < vma->vma_bytes / 32) {
+					allow = 1;
+					why = MTHPCTL_REASON_SPARSE;
+					break;
+				}
 			}
 			/* a small cgroup's page faults: first what it would
 			 * get if it were not small */

@@ -20,7 +20,7 @@ t_status() {
 	python3 -m json.tool "$logs/s4-status.json" >/dev/null 2>&1 ||
 		jq . "$logs/s4-status.json" >/dev/null || fail "status -p is not JSON" || return 1
 	j=$(status_json) || fail "status -j failed" || return 1
-	jq -e '.kernel | .btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq and
+	jq -e '.kernel | .btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq and .collapse_kfunc and
 	       .psi and .memory_controller and .bpffs and .cgroup2_mount == "/sys/fs/cgroup"' \
 		<<<"$j" >/dev/null || fail "kernel: $(jq -c .kernel <<<"$j")" || return 1
 	jq -e '.thp.enabled == "always" and

@@ -88,7 +88,7 @@ t_status() {
 	out=$("$M" status)
 	echo "$out" >"$logs/s4-status.txt"
 	local re
-	for re in '^  bpf_mthp_ops:       yes$' '^  kfuncs:             psi yes, memcg yes, bpf_wq yes$' \
+	for re in '^  bpf_mthp_ops:       yes$' '^  kfuncs:             psi yes, memcg yes, bpf_wq yes, collapse yes$' \
 		  '^  PSI:                on$' '^  cgroup2:            /sys/fs/cgroup \(memory controller: yes\)$' \
 		  '^  bpffs:              mounted$' '^  2M +always +[0-9]+ +[0-9]+$' \
 		  "^  $sa \\(cgroup id $ida\\)\$" \

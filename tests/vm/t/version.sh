@@ -43,7 +43,7 @@ t_version() {
 	echo "$out" >"$logs/s8-version.txt"
 	for re in "^mthpctl v$(jq -r .version <<<"$j")\$" "^using libbpf v$(jq -r .libbpf_version <<<"$j")\$" \
 		  "^kernel $(uname -r):\$" '^  BTF:                yes \(/sys/kernel/btf/vmlinux\)$' \
-		  '^  bpf_mthp_ops:       yes$' '^  kfuncs:             psi yes, memcg yes, bpf_wq yes$' \
+		  '^  bpf_mthp_ops:       yes$' '^  kfuncs:             psi yes, memcg yes, bpf_wq yes, collapse yes$' \
 		  '^  PSI:                on$' '^  cgroup2:            /sys/fs/cgroup \(memory controller: yes\)$' \
 		  '^  bpffs:              mounted$' '^ready:                yes'; do
 		grep -qE "$re" <<<"$out" || fail "version text has no line /$re/: $out" || return 1

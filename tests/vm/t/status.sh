@@ -65,7 +65,7 @@ t_status() {
 	! grep -q 'timing: btf ' "$logs/s4-one.timing" ||
 		fail "status --cgroup read the kernel's BTF: $(cat "$logs/s4-one.timing")" || return 1
 	jq -e --arg f "$sf" '(.policies | length) == 1 and .policies[0].cgroup == $f and
-	       ([.kernel | .btf, .bpf_mthp_ops, .psi_kfunc, .memcg_kfuncs, .bpf_wq] == [null, null, null, null, null]) and
+	       ([.kernel | .btf, .bpf_mthp_ops, .psi_kfunc, .memcg_kfuncs, .bpf_wq, .collapse_kfunc] == [null, null, null, null, null, null]) and
 	       .kernel.bpffs and (.policies[0].hook.prog_id | type) == "number" and
 	       .policies[0].hook.effective_map_ids == [.policies[0].hook.struct_ops_map_id]' <<<"$out" >/dev/null ||
 		fail "status --cgroup: $out" || return 1

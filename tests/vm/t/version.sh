@@ -27,7 +27,7 @@ t_version() {
 	jq -e --arg rel "$(uname -r)" '
 	    (.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$")) and
 	    (.libbpf_version | test("^1\\.[0-9]+$")) and .kernel_release == $rel and
-	    (.kernel | .btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq and .psi and
+	    (.kernel | .btf and .bpf_mthp_ops and .psi_kfunc and .memcg_kfuncs and .bpf_wq and .collapse_kfunc and .psi and
 	               .memory_controller and .bpffs and .cgroup2_mount == "/sys/fs/cgroup") and
 	    .ready == true and .missing == []' <<<"$j" >/dev/null ||
 		fail "version -j: $j" || return 1

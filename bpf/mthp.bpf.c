@@ -115,14 +115,14 @@ struct {
 } fills SEC(".maps");
 
 /* The processes (tgid) auto asked to collapse after they grew past the
- * small-process limit (collapse_grown()); the least recently used entry
- * makes room. A new process that reuses a tgid still here is left to
- * khugepaged. */
+ * small-process limit (collapse_grown()), with the start of the mapping
+ * asked for; the least recently used entry makes room. A new process that
+ * reuses a tgid still here is left to khugepaged. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MTHPCTL_GROWN_MAX);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } grown SEC(".maps");
 
 /* Cgroup ids waiting for a sample. */
@@ -471,29 +471,35 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 }
 
 /* The mapping of a call other than a page fault (khugepaged, smaps): its
- * size and the process's memory; no fill is followed for it. */
+ * size, the process's memory, and whether it is the collapse this policy
+ * asked for (the kernel asks as for khugepaged, from the process itself);
+ * no fill is followed for it. */
 static void vma_sizes(const struct bpf_mthp_ctx *mctx, struct mthpctl_vma_info *vi)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 *asked = bpf_map_lookup_elem(&grown, &tgid);
+
 	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
 	vi->mm_anon_bytes = mctx->rss_anon;
 	vi->dense = 0;
 	vi->strided = 0;
+	vi->collapse_asked = asked && *asked == mctx->vma_start;
 }
 
 /* A page fault given large folios by a process just past the small-process
- * limit (mthpctl_grown()): ask the kernel to collapse the ranges it faulted
- * at 4 KiB while small, before it returns to user space, once per process
- * (see MTHPCTL_GROWN_WINDOW). A kernel without the kfunc leaves them to
- * khugepaged. */
+ * limit (mthpctl_grown()): ask the kernel to collapse the fault's mapping,
+ * where the process faulted 4 KiB pages while small, before it returns to
+ * user space, once per process (see MTHPCTL_GROWN_WINDOW). A kernel
+ * without the kfunc leaves them to khugepaged. */
 static __always_inline void collapse_grown(struct bpf_mthp_ctx *mctx, __u64 small)
 {
+	__u64 start = mctx->vma_start;
 	__u32 tgid;
-	__u8 one = 1;
 
 	if (!mthpctl_grown(mctx->rss_anon, small) || !bpf_ksym_exists(bpf_mthp_collapse_on_return))
 		return;
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!bpf_map_update_elem(&grown, &tgid, &one, BPF_NOEXIST))
+	if (!bpf_map_update_elem(&grown, &tgid, &start, BPF_NOEXIST))
 		bpf_mthp_collapse_on_return(mctx);
 }
 

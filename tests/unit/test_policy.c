@@ -734,9 +734,9 @@ static void small_cgroup_under_pressure(void **state)
 /* While the cgroup is small, only a small process gets 4 KiB: a process
  * that holds MTHPCTL_SMALL_PROC_BYTES gets the cgroup's answer as if it
  * were not small (the rung under pressure), and the sparse rule after it;
- * khugepaged follows the same rules for the process (4 KiB for a small
- * process and a sparse mapping), so that a process that grew past the
- * limit can be collapsed (mthpctl_grown()). */
+ * khugepaged keeps the small cgroup's memory at 4 KiB, but for the
+ * collapse auto asks for a process that grew past the limit
+ * (mthpctl_grown()), which follows that page fault's rules. */
 static void small_process_rule(void **state)
 {
 	const struct mthpctl_vma_info small_proc = { .vma_bytes = 8 * MB,
@@ -745,6 +745,15 @@ static void small_process_rule(void **state)
 						   .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES };
 	const struct mthpctl_vma_info big_sparse = { .vma_bytes = 512 * MB,
 						     .mm_anon_bytes = 8 * MB };
+	const struct mthpctl_vma_info big_asked = { .vma_bytes = 8 * MB,
+						    .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES,
+						    .collapse_asked = 1 };
+	const struct mthpctl_vma_info sparse_asked = { .vma_bytes = 512 * MB,
+						       .mm_anon_bytes = 8 * MB,
+						       .collapse_asked = 1 };
+	const struct mthpctl_vma_info small_asked = { .vma_bytes = 8 * MB,
+						      .mm_anon_bytes = 1536 * 1024,
+						      .collapse_asked = 1 };
 	struct mthpctl_state s = {};
 	__u32 r;
 
@@ -758,11 +767,16 @@ static void small_process_rule(void **state)
 	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
 	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &small_proc, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
-	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_proc, &r) == ALL_ANON);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_proc, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_SMAPS, &big_proc, &r) == 0);
+	/* the collapse auto asked for follows the page fault's rules */
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_asked, &r) == ALL_ANON);
 	assert_int_equal(r, MTHPCTL_REASON_NONE);
-	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &big_sparse, &r) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &sparse_asked, &r) == 0);
 	assert_int_equal(r, MTHPCTL_REASON_SPARSE);
-	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_SMAPS, &small_proc, &r) == 0);
+	assert_true(fault_of(&auto_p, &s, MTHPCTL_TVA_KHUGEPAGED, &small_asked, &r) == 0);
+	assert_int_equal(r, MTHPCTL_REASON_LOW_USAGE);
 	/* the first faults past the limit ask for a collapse, none before
 	 * and none well after it */
 	assert_false(mthpctl_grown(small_proc.mm_anon_bytes, mthpctl_small_limit(&s)));
@@ -943,10 +957,11 @@ static __u64 ref_orders(const struct mthpctl_params *p, const struct mthpctl_sta
 			int small_cg = r == MTHPCTL_REASON_LOW_USAGE ||
 				       r == MTHPCTL_REASON_NO_SAMPLE;
 
-			/* a small cgroup's other calls: 4 KiB for a small
-			 * process and a sparse mapping, as its page faults */
-			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT && !(vma && vma->dense)) {
-				if (!vma || vma->mm_anon_bytes < 2 * MB) {
+			/* a small cgroup's other calls: 4 KiB, but for the
+			 * collapse auto asked for: that page fault's rules */
+			if (small_cg && tva != MTHPCTL_TVA_PAGEFAULT &&
+			    !(vma && vma->collapse_asked && vma->dense)) {
+				if (!vma || !vma->collapse_asked || vma->mm_anon_bytes < 2 * MB) {
 					allow = 1;
 					why = r;
 					break;
@@ -1009,8 +1024,17 @@ static void memo_composition(void **state)
 						 .dense = 1 };
 	/* a VMA without an mm: vma_info() reads 0 anonymous bytes */
 	const struct mthpctl_vma_info no_mm = { .vma_bytes = 64 * MB, .mm_anon_bytes = 0 };
+	/* the collapse auto asked for (khugepaged's requests only, in the
+	 * BPF program) */
+	const struct mthpctl_vma_info sparse_asked = { .vma_bytes = 64 * MB,
+						       .mm_anon_bytes = 1 * MB, .collapse_asked = 1 };
+	const struct mthpctl_vma_info dense_asked = { .vma_bytes = 64 * MB,
+						      .mm_anon_bytes = 8 * MB, .collapse_asked = 1 };
+	const struct mthpctl_vma_info edge_asked = { .vma_bytes = 64 * MB,
+						     .mm_anon_bytes = MTHPCTL_SMALL_PROC_BYTES,
+						     .collapse_asked = 1 };
 	const struct mthpctl_vma_info *vmas[] = { NULL, &sparse, &dense, &edge, &tiny, &no_mm,
-						  &filled };
+						  &filled, &sparse_asked, &dense_asked, &edge_asked };
 	struct mthpctl_state states[10];
 	__u32 c, i, tva, o, v, pol;
 	int n = 0;

@@ -567,7 +567,10 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 		vip = &vi;
 	}
 	allow = mthpctl_orders(&p, s, tva, orders, vip, &reason);
-	if (tva == MTHPCTL_TVA_PAGEFAULT && (orders & allow & ~1ULL))
+	/* auto's rule (simple has no small-process rule to undo; fixed and
+	 * never keep no state) */
+	if (p.policy == MTHPCTL_POLICY_AUTO && tva == MTHPCTL_TVA_PAGEFAULT &&
+	    (orders & allow & ~1ULL))
 		collapse_grown(mctx, mthpctl_small_limit(s));
 	count(t, tva, reason);
 	if (e) {

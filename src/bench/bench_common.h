@@ -184,6 +184,8 @@ void bench_settle_memory(void);
 
 /* --- bench_proc.c: child processes ------------------------------------ */
 
+/* This process's resident anonymous bytes (RssAnon; 0 if unknown). */
+__u64 bench_self_anon_bytes(void);
 /* Start a child in its own process group, in cgroup cg (NULL: ours).
  * argv != NULL: exec it with stdout -> out_fd and stderr -> err_fd (-1: keep,
  * -2: /dev/null). argv == NULL: run fn(arg) and exit with its result.

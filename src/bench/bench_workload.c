@@ -60,6 +60,7 @@ static int wl_child(void *arg)
 	for (fd = 3; fd < WL_MAX_FD; fd++)
 		if (fd != a->res_fd && fd != a->hold_fd)
 			close(fd);
+	res.start_anon = bench_self_anon_bytes();
 	a->k->run(a->o, &res);
 	if (write(a->res_fd, &res, sizeof(res)) != sizeof(res))
 		return 1;
@@ -157,6 +158,7 @@ int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run
 		if (d.size_kb[i] > 4)
 			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
 	r->secs = l->res.secs;
+	r->start_anon = l->res.start_anon;
 	r->fill_secs = l->res.fill_secs;
 	r->rate = l->res.rate;
 	r->ops = l->res.ops;
@@ -215,7 +217,7 @@ struct wl_mode {
 	struct bench_spread secs, fill, rate, peak, current;
 	/* per round: the oracle's time over this mode's (> 1: faster) */
 	struct bench_spread speed_vs_oracle;
-	double pgfault, mthp_allocs;
+	double pgfault, mthp_allocs, start_anon;
 	struct bench_folios folios;
 	struct bench_memstat ms;
 };
@@ -269,6 +271,7 @@ static void wl_json_body(struct jw *w, void *ctx)
 			   bench_pct(x->peak.median, p->m[BENCH_NEVER].peak.median));
 		jw_kdouble(w, "pgfault", x->pgfault);
 		jw_kdouble(w, "mthp_fault_allocs_global", x->mthp_allocs);
+		jw_kdouble(w, "start_anon_bytes", x->start_anon);
 		bench_json_folios(w, &x->folios);
 		bench_json_memstat(w, &x->ms);
 		jw_obj_close(w);
@@ -383,7 +386,8 @@ static void wl_compute(int rounds)
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		struct wl_mode *x = &wr.m[m];
 		double s[WL_MAX_REPEATS], f[WL_MAX_REPEATS], ra[WL_MAX_REPEATS], pk[WL_MAX_REPEATS],
-		       cu[WL_MAX_REPEATS], pf[WL_MAX_REPEATS], al[WL_MAX_REPEATS];
+		       cu[WL_MAX_REPEATS], pf[WL_MAX_REPEATS], al[WL_MAX_REPEATS],
+		       sa[WL_MAX_REPEATS];
 		struct bench_folios fo[WL_MAX_REPEATS];
 		struct bench_memstat ms[WL_MAX_REPEATS];
 
@@ -397,6 +401,7 @@ static void wl_compute(int rounds)
 			cu[i] = r->current;
 			pf[i] = r->pgfault;
 			al[i] = r->mthp_allocs;
+			sa[i] = r->start_anon;
 			fo[i] = r->folios;
 			ms[i] = r->ms;
 		}
@@ -407,6 +412,7 @@ static void wl_compute(int rounds)
 		bench_spread(cu, x->n, &x->current);
 		x->pgfault = bench_median(pf, x->n);
 		x->mthp_allocs = bench_median(al, x->n);
+		x->start_anon = bench_median(sa, x->n);
 		bench_folios_median(fo, x->n, &x->folios);
 		bench_memstat_median(ms, x->n, &x->ms);
 		/* the oracle is the fastest: the lowest time wins */

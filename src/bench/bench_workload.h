@@ -23,6 +23,7 @@ struct wl_result {
 	__u64 ops;		/* mixed: the requests, updates or pipelines done */
 	double p99_ms;		/* mixed's service: the median of its batches' p99 */
 	int err;		/* errno of a failure, 0 */
+	__u64 start_anon;	/* the child's anonymous bytes when it began */
 };
 
 /* A workload: its name (the BENCHMARK word), how it runs, its options in
@@ -77,7 +78,7 @@ void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed);
 /* What one run of a workload measured. */
 struct wl_run {
 	double secs, fill_secs, rate, p99_ms;
-	__u64 ops, peak, current, pgfault;
+	__u64 ops, peak, current, pgfault, start_anon;
 	struct bench_folios folios;	/* the cgroup's processes, while they hold */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */
 	__u64 mthp_allocs;		/* global: mTHP fault allocations above 4K */

@@ -431,6 +431,17 @@ static __always_inline bool arm_tick(const struct mthpctl_params *p, struct mthp
 	return true;
 }
 
+/* What every call knows of its mapping: its size and its process's memory
+ * (no fill followed, no collapse asked). */
+static void vma_basics(const struct bpf_mthp_ctx *mctx, struct mthpctl_vma_info *vi)
+{
+	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
+	vi->mm_anon_bytes = mctx->rss_anon;
+	vi->dense = 0;
+	vi->strided = 0;
+	vi->collapse_asked = 0;
+}
+
 /*
  * What the per-call rules read of the mapping and its process: the
  * kernel's context for the call (never NULL: the argument is not
@@ -447,10 +458,7 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
 	struct mthpctl_fill *f, empty = {};
 	struct mthpctl_params p;
 
-	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
-	vi->mm_anon_bytes = mctx->rss_anon;
-	vi->dense = 0;
-	vi->strided = 0;
+	vma_basics(mctx, vi);
 	if (vi->vma_bytes < MTHPCTL_SPARSE_MIN_VMA)
 		return;
 	key.pid = (__u32)bpf_get_current_pid_tgid();
@@ -474,15 +482,17 @@ static void vma_info(const struct bpf_mthp_ctx *mctx, __u64 small,
  * size, the process's memory, and whether it is the collapse this policy
  * asked for (the kernel asks as for khugepaged, from the process itself);
  * no fill is followed for it. */
-static void vma_sizes(const struct bpf_mthp_ctx *mctx, struct mthpctl_vma_info *vi)
+static void vma_sizes(const struct bpf_mthp_ctx *mctx, __u64 small,
+		      struct mthpctl_vma_info *vi)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 *asked = bpf_map_lookup_elem(&grown, &tgid);
+	__u32 tgid;
+	__u64 *asked;
 
-	vi->vma_bytes = mctx->vma_end - mctx->vma_start;
-	vi->mm_anon_bytes = mctx->rss_anon;
-	vi->dense = 0;
-	vi->strided = 0;
+	vma_basics(mctx, vi);
+	if (!small)	/* only the small-process rule asks for a collapse */
+		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	asked = bpf_map_lookup_elem(&grown, &tgid);
 	vi->collapse_asked = asked && *asked == mctx->vma_start;
 }
 
@@ -562,7 +572,8 @@ static __noinline __u64 choose_slow(unsigned long long *ctx, struct mthpctl_cpu_
 			if (e)
 				mthpctl_fill_hint_note(&e->fill, mctx->vma_start, &vi);
 		} else {
-			vma_sizes(mctx, &vi);
+			vma_sizes(mctx, p.policy == MTHPCTL_POLICY_AUTO ?
+					 mthpctl_small_limit(s) : 0, &vi);
 		}
 		vip = &vi;
 	}

@@ -184,6 +184,13 @@ void bench_settle_memory(void);
 
 /* --- bench_proc.c: child processes ------------------------------------ */
 
+/* Keep this process's own memory in 4 KiB pages (PR_SET_THP_DISABLE).
+ * Under the settings bench tests its .bss got a 2 MiB folio now and then,
+ * which every workload forked after shares and counts as its own (2.2 MiB
+ * resident at the fork): auto's small-process rule then took bench
+ * sparse's small processes for large ones from their first fault. The
+ * children of bench_spawn() clear it for themselves. */
+void bench_self_thp_off(void);
 /* This process's resident anonymous bytes (RssAnon; 0 if unknown). */
 __u64 bench_self_anon_bytes(void);
 /* Start a child in its own process group, in cgroup cg (NULL: ours).

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "bench_common.h"
@@ -39,6 +40,11 @@ static void untrack(pid_t pid)
 			pids[i] = pids[--nr_pids];
 			return;
 		}
+}
+
+void bench_self_thp_off(void)
+{
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);	/* none on a kernel without THP */
 }
 
 __u64 bench_self_anon_bytes(void)
@@ -78,7 +84,8 @@ pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
 	 * ~0.5 MiB freed but resident in malloc's heap, so a workload forked in
 	 * a policy mode started at 0.8 MiB against 0.2 in never's, and auto's
 	 * small-process rule (2 MiB) saw bench arenas cross it at random.
-	 * Give that memory back first: every mode's child starts alike. */
+	 * Give that memory back first: every mode's child starts alike (see
+	 * also bench_self_thp_off()). */
 	malloc_trim(0);
 	pid = fork();
 	if (pid < 0)
@@ -88,6 +95,8 @@ pid_t bench_spawn(const char *cg, char *const argv[], int out_fd, int err_fd,
 		track(pid);
 		return pid;
 	}
+	/* the workload's memory follows the settings under test, not ours */
+	prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 	sigaction(SIGINT, &dfl, NULL);
 	sigaction(SIGTERM, &dfl, NULL);
 	sigaction(SIGHUP, &dfl, NULL);

@@ -44,6 +44,7 @@ int bench_setup(const struct bench_opts *o)
 	ret = bench_cgroups_prepare(o->cgroup);
 	if (ret)
 		return ret;
+	bench_self_thp_off();
 
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;	/* no SA_RESTART: blocking calls return EINTR */

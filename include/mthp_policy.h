@@ -356,8 +356,9 @@ static inline int mthpctl_vma_sparse(const struct mthpctl_vma_info *v)
  * (bench arenas: 16 threads touching 4 pages per 2 MiB of an 8 MiB arena
  * each), which a collapse of all would fill with PMD folios. A window
  * rather than one value: the process's anonymous bytes come from per-CPU
- * counters, which lag and can step over a given value. A process first seen past the window (the child of a
- * large parent) is left to khugepaged.
+ * counters, which lag and can step over a given value. A process first
+ * seen past the window (the child of a large parent) is left to
+ * khugepaged.
  */
 #define MTHPCTL_GROWN_WINDOW	(MTHPCTL_SMALL_PROC_BYTES / 4)
 

@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <ftw.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>

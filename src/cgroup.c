@@ -295,30 +295,9 @@ int mthpctl_cgroup_path_by_id(const char *root, __u64 id, char *out, size_t len)
 	return ret;
 }
 
-/* The value after "KEY:" and blanks on a line of a /proc status text, or
- * NULL. */
-static const char *status_field(const char *status, const char *key)
-{
-	size_t n = strlen(key);
-	const char *line = status;
-
-	while (line && *line) {
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			line += n + 1;
-			while (*line == ' ' || *line == '\t')
-				line++;
-			return line;
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return NULL;
-}
-
 int mthpctl_proc_thp_enabled(const char *status, char *name, size_t len)
 {
-	const char *v = status_field(status, "Name");
+	const char *v = mthpctl_status_field(status, "Name");
 	size_t n = 0;
 
 	if (len) {
@@ -328,7 +307,7 @@ int mthpctl_proc_thp_enabled(const char *status, char *name, size_t len)
 			memcpy(name, v, n);
 		name[n] = '\0';
 	}
-	v = status_field(status, "THP_enabled");
+	v = mthpctl_status_field(status, "THP_enabled");
 	if (!v || (*v != '0' && *v != '1') || (v[1] && v[1] != '\n'))
 		return -ENOENT;
 	return *v == '1';

@@ -143,6 +143,25 @@ int mthpctl_parse_bracketed(const char *buf, char *out, size_t len)
 	return 0;
 }
 
+const char *mthpctl_status_field(const char *status, const char *key)
+{
+	size_t n = strlen(key);
+	const char *line = status;
+
+	while (line && *line) {
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			line += n + 1;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			return line;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
+}
+
 long mthpctl_read_file(const char *path, char *buf, size_t len)
 {
 	return mthpctl_read_file_at(AT_FDCWD, path, buf, len);

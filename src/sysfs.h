@@ -45,6 +45,9 @@ const char *mthpctl_size_setting(const char *enabled, const char *top);
 long mthpctl_read_file(const char *path, char *buf, size_t len);
 /* The same, path relative to the directory dir_fd (openat(2)). */
 long mthpctl_read_file_at(int dir_fd, const char *path, char *buf, size_t len);
+/* The value after "KEY:" and blanks on a line of a /proc/PID/status text
+ * (the rest of the text from there), or NULL. */
+const char *mthpctl_status_field(const char *status, const char *key);
 
 struct mthpctl_counter {
 	char name[48];

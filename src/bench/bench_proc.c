@@ -49,16 +49,12 @@ void bench_self_thp_off(void)
 
 __u64 bench_self_anon_bytes(void)
 {
-	unsigned long long kb = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "r");
+	char status[4096];
+	const char *kb = NULL;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (__u64)kb << 10;
+	if (mthpctl_read_file("/proc/self/status", status, sizeof(status)) > 0)
+		kb = mthpctl_status_field(status, "RssAnon");
+	return kb ? (__u64)strtoull(kb, NULL, 10) << 10 : 0;
 }
 
 __u64 bench_now_ns(void)

@@ -193,6 +193,18 @@ static void read_file(void **state)
 	assert_int_equal(strlen(buf), 3);
 }
 
+static void status_field(void **state)
+{
+	const char *st = "Name:\tredis-server\nRssAnon:\t  2304 kB\nXRss:\t1\n";
+
+	assert_string_equal(mthpctl_status_field(st, "Name"), "redis-server\nRssAnon:\t  2304 kB\nXRss:\t1\n");
+	assert_int_equal(strtoull(mthpctl_status_field(st, "RssAnon"), NULL, 10), 2304);
+	/* a key matches whole, at the start of a line */
+	assert_null(mthpctl_status_field(st, "Rss"));
+	assert_null(mthpctl_status_field(st, "Anon"));
+	assert_null(mthpctl_status_field("", "Name"));
+}
+
 int run_sysfs_tests(void)
 {
 	const struct CMUnitTest t[] = {
@@ -200,7 +212,7 @@ int run_sysfs_tests(void)
 		cmocka_unit_test(stat_keys), cmocka_unit_test(bracketed),
 		cmocka_unit_test(dirnames), cmocka_unit_test(hugepages_tree),
 		cmocka_unit_test(size_usable), cmocka_unit_test(host_sizes),
-		cmocka_unit_test(read_file),
+		cmocka_unit_test(read_file), cmocka_unit_test(status_field),
 	};
 	return cmocka_run_group_tests_name("sysfs", t, NULL, NULL);
 }

@@ -1005,19 +1005,29 @@ static int test_order_query_cap(void)
  * while the policy denies large folios, reports, waits for the word to
  * go, then waits for khugepaged to collapse its memory and reports again.
  */
-static int fresh_mm_child(size_t len, int wfd, int rfd)
+/*
+ * Map and fault in @len bytes (@read_first: read every page first, as a
+ * calloc'd array or a buffer pool's warm-up does, then write it), report
+ * the folio sizes on @wfd, wait for a byte on @rfd, then report again once
+ * every page is in a PMD folio or after 30 s.
+ */
+static int fresh_mm_child(size_t len, int wfd, int rfd, bool read_first)
 {
 	struct folio_report r = {};
 	long hist[MAX_ORDER_SEEN + 1];
-	char *buf, go;
+	volatile char *vbuf;
+	char *buf, go, sum = 0;
 	size_t i;
 	int t;
 
 	buf = map_aligned(len);
 	if (!buf)
 		return 3;
+	vbuf = buf;
+	for (i = 0; read_first && i < len; i += 4096)
+		sum += vbuf[i];
 	for (i = 0; i < len; i += 4096)
-		buf[i] = 1;
+		buf[i] = 1 + sum;
 	if (folio_histogram(buf, len, r.pages))
 		return 4;
 	if (write(wfd, &r, sizeof(r)) != sizeof(r) || read(rfd, &go, 1) != 1)
@@ -1036,22 +1046,21 @@ static int fresh_mm_child(size_t len, int wfd, int rfd)
 /*
  * An mm whose memory was mapped and faulted while the policy denied large
  * folios is collapsed by khugepaged once the policy is gone: registration
- * with khugepaged does not ask the policy, and happens on the first fault
- * once the VMA has its anon_vma. One PMD-sized mapping: its single PMD
- * fault is the only chance to register the mm (with two, the second one
- * would hide a registration the first missed).
+ * with khugepaged does not ask the policy, and happens on the fault that
+ * gives the VMA its anon_vma. @read_first: the mapping is read before it
+ * is written, so that anon_vma comes with the write fault replacing the
+ * zero page, not with the first fault.
  */
-static int test_khugepaged_after_deny(void)
+static int khugepaged_after_deny(const char *cgroup, size_t len, bool read_first)
 {
-	size_t len = 2UL << 20;
 	struct folio_report first, after;
 	int up[2], down[2], lfd, status;
 	char a1[32], a2[16], a3[16];
 	pid_t pid;
 
-	cg_make(KT_CG "/kdeny");
+	cg_make(cgroup);
 	skel->bss->allowed_a = 0;
-	lfd = attach(skel->maps.pol_mask_a, KT_CG "/kdeny");
+	lfd = attach(skel->maps.pol_mask_a, cgroup);
 	EXPECT(lfd >= 0, "attach deny-all: %s", strerror(-lfd));
 	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
 	write_str(SCAN_SLEEP, "100");
@@ -1059,12 +1068,14 @@ static int test_khugepaged_after_deny(void)
 	if (pid == 0) {
 		close(up[0]);
 		close(down[1]);
-		if (cg_enter(KT_CG "/kdeny"))
+		if (cg_enter(cgroup))
 			_exit(2);
 		snprintf(a1, sizeof(a1), "%zu", len);
 		snprintf(a2, sizeof(a2), "%d", up[1]);
 		snprintf(a3, sizeof(a3), "%d", down[0]);
-		execl("/proc/self/exe", "ktest", "--fresh-mm-child", a1, a2, a3, (char *)NULL);
+		execl("/proc/self/exe", "ktest",
+		      read_first ? "--fresh-mm-child-read-first" : "--fresh-mm-child",
+		      a1, a2, a3, (char *)NULL);
 		_exit(127);
 	}
 	close(up[1]);
@@ -1080,14 +1091,31 @@ static int test_khugepaged_after_deny(void)
 	waitpid(pid, &status, 0);
 	close(up[0]);
 	close(down[1]);
-	printf("#   faulted under deny: %ld of %zu pages large; after the policy went: %ld pages in 2M folios\n",
-	       large_pages(&first), len / 4096, after.huge_after_collapse);
+	printf("#   %s under deny: %ld of %zu pages large; after the policy went: %ld pages in 2M folios\n",
+	       read_first ? "read, then written" : "written", large_pages(&first), len / 4096,
+	       after.huge_after_collapse);
 	EXPECT(large_pages(&first) == 0, "the deny policy let %ld pages be large", large_pages(&first));
 	EXPECT((size_t)after.huge_after_collapse == len / 4096,
 	       "khugepaged collapsed %ld of %zu pages (mm not registered?)",
 	       after.huge_after_collapse, len / 4096);
-	cg_remove(KT_CG "/kdeny");
+	cg_remove(cgroup);
 	return 0;
+}
+
+/*
+ * One PMD-sized mapping: its single PMD fault is the only chance to
+ * register the mm (with two, the second one would hide a registration the
+ * first missed).
+ */
+static int test_khugepaged_after_deny(void)
+{
+	return khugepaged_after_deny(KT_CG "/kdeny", 2UL << 20, false);
+}
+
+/* 8 MiB read before it is written (calloc, a buffer pool's warm-up) */
+static int test_khugepaged_read_first(void)
+{
+	return khugepaged_after_deny(KT_CG "/kread", 8UL << 20, true);
 }
 
 /*
@@ -1310,8 +1338,37 @@ static int token_child(int sock)
 	own->bss->allowed_a = ~0UL;
 	if (!attach_link(own->maps.pol_mask_a, KT_CG "/token"))
 		return 7;
-	if (write(sock, "a", 1) != 1 || read(sock, &c, 1) != 1)
+	/* the map, filled in with the token, for root to link */
+	if (send_fd(sock, bpf_map__fd(own->maps.pol_mask_a)) || read(sock, &c, 1) != 1)
 		return 8;
+	return 0;
+}
+
+/*
+ * The right to grant is the linker's: @map_fd, filled in by a less
+ * privileged task, linked to @cgroup by root grants PMD folios there on a
+ * "madvise" host.
+ */
+static int expect_root_link_grants(int map_fd, const char *cgroup, const char *how)
+{
+	struct folio_report r = {};
+	int cg, lfd;
+
+	cg = open(cgroup, O_RDONLY | O_DIRECTORY);
+	EXPECT(cg >= 0, "open %s: %s", cgroup, strerror(errno));
+	lfd = bpf_link_create(map_fd, cg, BPF_STRUCT_OPS, NULL);
+	close(cg);
+	EXPECT(lfd >= 0, "root linking a map filled in %s: %s", how, strerror(-lfd));
+	if (fault_in_cgroup(cgroup, 4 << 20, false, &r)) {
+		close(lfd);
+		return -1;
+	}
+	close(lfd);
+	printf("#   a map filled in %s, linked by root: %ld of %d pages in 2M folios\n",
+	       how, r.pages[9], (4 << 20) / 4096);
+	EXPECT(r.pages[9] == (4 << 20) / 4096,
+	       "a map filled in %s and linked by root: %ld pages in 2M folios, want all (the linker's right)",
+	       how, r.pages[9]);
 	return 0;
 }
 
@@ -1319,18 +1376,19 @@ static int token_child(int sock)
  * A policy loaded and linked with a BPF token, from a user namespace (as in
  * a container), may take sizes away but not grant: on a "madvise" host
  * its cgroup gets 4 KiB folios from a policy returning every size; the
- * same object linked by root grants PMD folios there. The parent, root of
- * the initial user namespace, delegates every command, map, program and
- * attach type through the bpffs, as a container runtime would.
+ * same object linked by root grants PMD folios there, and so does the
+ * child's own map, filled in with the token, once root links it: the
+ * right is the linker's. The parent, root of the initial user namespace,
+ * delegates every command, map, program and attach type through the
+ * bpffs, as a container runtime would.
  */
 static int test_grant_token(void)
 {
-	int sv[2], status, fs_fd = -1, mnt_fd = -1, ret = -1;
+	int sv[2], status, fs_fd = -1, mnt_fd = -1, map_fd = -1, ret = -1;
 	const char *keys[] = { "delegate_cmds", "delegate_maps",
 			       "delegate_progs", "delegate_attachs" };
 	size_t i;
 	pid_t pid;
-	char c;
 
 	cg_make(KT_CG "/token");
 	EXPECT(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair: %s", strerror(errno));
@@ -1360,7 +1418,8 @@ static int test_grant_token(void)
 		snprintf(fail_msg, sizeof(fail_msg), "bpffs for the token: %s", strerror(errno));
 		goto out;
 	}
-	if (read(sv[0], &c, 1) != 1) {
+	map_fd = recv_fd(sv[0]);
+	if (map_fd < 0) {
 		waitpid(pid, &status, 0);
 		pid = -1;
 		snprintf(fail_msg, sizeof(fail_msg), "the child could not load or link with a token (exit %d)",
@@ -1369,7 +1428,11 @@ static int test_grant_token(void)
 	}
 	ret = expect_grant_by_root_only(KT_CG "/token", "with a BPF token from a user namespace",
 					&pid, sv[0]);
+	if (!ret)
+		ret = expect_root_link_grants(map_fd, KT_CG "/token", "with a BPF token");
 out:
+	if (map_fd >= 0)
+		close(map_fd);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -1382,6 +1445,127 @@ out:
 	thp_set_all("always");
 	cg_remove(KT_CG "/token");
 	return ret;
+}
+
+/* Set or clear CAP_SYS_ADMIN in this task's effective set; -errno */
+static int set_cap_sys_admin(bool on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[2];
+	__u32 bit = 1U << (CAP_SYS_ADMIN % 32);
+
+	if (syscall(SYS_capget, &hdr, caps))
+		return -errno;
+	if (on)
+		caps[CAP_SYS_ADMIN / 32].effective |= bit;
+	else
+		caps[CAP_SYS_ADMIN / 32].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, caps) ? -errno : 0;
+}
+
+/*
+ * The child of grant_linked_without_admin(): with the test's maps, filled
+ * in by root, inherited, it drops CAP_SYS_ADMIN, tries to put another map
+ * on root's link @upd_fd, links pol_mask_a to @target, sends the update's
+ * result on @up and holds the link until a byte comes on @down.
+ */
+static int linker_child(const char *target, int upd_fd, int up, int down)
+{
+	int upd_err;
+	char c;
+
+	if (set_cap_sys_admin(false))
+		return 3;
+	upd_err = bpf_link_update(upd_fd, bpf_map__fd(skel->maps.pol_mask_b), NULL);
+	if (!attach_link(skel->maps.pol_mask_a, target))
+		return 4;
+	if (write(up, &upd_err, sizeof(upd_err)) != sizeof(upd_err) || read(down, &c, 1) != 1)
+		return 5;
+	return 0;
+}
+
+/*
+ * A map root filled in, linked to @target by a task that dropped
+ * CAP_SYS_ADMIN (the fd inherited), grants nothing: on a "madvise" host
+ * @cgroup (@target or below it) gets 4 KiB folios from a policy returning
+ * every size, and PMD folios once root links the same map. Nor may that
+ * task put another map on a link root made (-EPERM): the link keeps its
+ * creator's right.
+ */
+static int grant_linked_without_admin(const char *target, const char *cgroup)
+{
+	int up[2], down[2], upd_fd = -1, upd_err = 0, fd, status, ret = -1;
+	char how[160];
+	pid_t pid = -1;
+
+	cg_make(cgroup);
+	cg_make(KT_CG "/upd");
+	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
+	thp_set_all("madvise");
+	skel->bss->allowed_a = ~0UL;
+	skel->bss->allowed_b = ~0UL;
+	skel->bss->allowed_c = ~0UL;
+	/* every map filled in by root first (libbpf fills a map when it links it) */
+	fd = attach(skel->maps.pol_mask_a, KT_CG "/upd");
+	if (fd >= 0)
+		close(fd);
+	fd = attach(skel->maps.pol_mask_b, KT_CG "/upd");
+	if (fd >= 0)
+		close(fd);
+	upd_fd = attach(skel->maps.pol_mask_c, KT_CG "/upd");
+	if (upd_fd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach as root: %s", strerror(-upd_fd));
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		_exit(linker_child(target, upd_fd, up[1], down[0]));
+	}
+	close(up[1]);
+	up[1] = -1;
+	close(down[0]);
+	down[0] = -1;
+	if (pid < 0 || read(up[0], &upd_err, sizeof(upd_err)) != sizeof(upd_err)) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "the child without CAP_SYS_ADMIN could not link a map root filled in");
+		goto out;
+	}
+	printf("#   BPF_LINK_UPDATE of root's link by a task without CAP_SYS_ADMIN: %s\n",
+	       upd_err ? strerror(-upd_err) : "done");
+	if (upd_err != -EPERM) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "a task without CAP_SYS_ADMIN updated root's link: %d, want -EPERM", upd_err);
+		goto out;
+	}
+	snprintf(how, sizeof(how), "to %s by a task without CAP_SYS_ADMIN (map filled in by root)",
+		 target);
+	ret = expect_grant_by_root_only(cgroup, how, &pid, down[1]);
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (upd_fd >= 0)
+		close(upd_fd);
+	close(up[0]);
+	close(down[1]);
+	thp_set_all("always");
+	cg_remove(cgroup);
+	cg_remove(KT_CG "/upd");
+	return ret;
+}
+
+static int test_grant_linker_not_admin(void)
+{
+	return grant_linked_without_admin(KT_CG "/linker", KT_CG "/linker");
+}
+
+/* The root cgroup takes the same right as any other */
+static int test_grant_root_cgroup(void)
+{
+	return grant_linked_without_admin(CG_ROOT, KT_CG "/under_root");
 }
 
 /* Is @pid's mm registered with khugepaged? 1 or 0; -1 if it cannot tell */
@@ -1540,6 +1724,206 @@ out:
 	return ret;
 }
 
+/* A counter of /proc/vmstat, or -1 if this kernel has none by that name */
+static long long vmstat_read(const char *name)
+{
+	char line[128];
+	size_t n = strlen(name);
+	long long val = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			val = atoll(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+struct collapse_report {
+	long fill_ms;		/* the fill of the whole mapping */
+	long pages_2m;		/* pages in PMD folios after it */
+};
+
+#define COLLAPSE_REFAULT_ROUNDS 2
+
+/*
+ * Wait for a byte on @rfd ('f': fill, 'r': fill, then refault), fill @len
+ * bytes of a fresh mapping one write per 4 KiB page, timed, and report. 'r'
+ * then gives back one 4 KiB page of every 2 MiB range and writes it again,
+ * COLLAPSE_REFAULT_ROUNDS times, as an allocator returning freed pages
+ * does: each such page faults again in a range a collapse could fill.
+ */
+static int collapse_child(size_t len, int wfd, int rfd)
+{
+	struct collapse_report r = {};
+	long hist[MAX_ORDER_SEEN + 1];
+	struct timespec t0, t1;
+	size_t i, off, page;
+	char *buf, go;
+	int round;
+
+	buf = map_aligned(len);
+	if (!buf || read(rfd, &go, 1) != 1)
+		return 3;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < len; i += 4096)
+		buf[i] = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r.fill_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	if (folio_histogram(buf, len, hist))
+		return 4;
+	r.pages_2m = hist[9];
+	for (round = 0; go == 'r' && round < COLLAPSE_REFAULT_ROUNDS; round++)
+		for (off = 0; off < len; off += SZ_2M) {
+			page = off + 4096 * (1 + round);
+			if (madvise(buf + page, 4096, MADV_DONTNEED))
+				return 5;
+			buf[page] = 2;
+		}
+	return write(wfd, &r, sizeof(r)) == sizeof(r) ? 0 : 6;
+}
+
+/* Run collapse_child() in @cgroup as collapse_tgid; @go as it takes it */
+static int collapse_run(const char *cgroup, size_t len, char go, struct collapse_report *r)
+{
+	int up[2], down[2], status, ret = -1;
+	char a1[32], a2[16], a3[16];
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		if (cg_enter(cgroup))
+			_exit(2);
+		snprintf(a1, sizeof(a1), "%zu", len);
+		snprintf(a2, sizeof(a2), "%d", up[1]);
+		snprintf(a3, sizeof(a3), "%d", down[0]);
+		execl("/proc/self/exe", "ktest", "--collapse-child", a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid > 0) {
+		skel->bss->collapse_tgid = pid;
+		if (write(down[1], &go, 1) == 1 && read(up[0], r, sizeof(*r)) == sizeof(*r))
+			ret = 0;
+		waitpid(pid, &status, 0);
+	}
+	close(up[0]);
+	close(down[1]);
+	if (ret)
+		snprintf(fail_msg, sizeof(fail_msg), "collapse child in %s failed", cgroup);
+	return ret;
+}
+
+static void collapse_counts_reset(void)
+{
+	skel->bss->collapse_queued = 0;
+	skel->bss->collapse_again = 0;
+	skel->bss->collapse_busy = 0;
+	skel->bss->collapse_perm = 0;
+	skel->bss->collapse_other = 0;
+}
+
+/*
+ * bpf_mthp_collapse_on_return() is bounded: a policy asking for a collapse
+ * on every page fault of a 256 MiB fill, and again on every refault of a
+ * page given back in each 2 MiB range, gets no more collapses (each one
+ * an LRU drain of every CPU: thp_collapse_on_return in /proc/vmstat counts
+ * them) than the mapping has 2 MiB ranges; in fact one per khugepaged
+ * sleep (scan_sleep_millisecs, 10 s here). The first fault's collapse
+ * runs (its range is in a PMD folio after the fill). A policy linked
+ * without CAP_SYS_ADMIN, which may not grant, may not collapse (-EPERM).
+ * Prints the fill's time with and without the calls.
+ */
+static int test_collapse_bounded(void)
+{
+	const size_t len = 256UL << 20, ranges = len / SZ_2M;
+	struct collapse_report without = {}, with = {}, denied = {};
+	long long runs0, runs1, runs2, allocs0, allocs1;
+	unsigned long long queued, again, perm;
+	int lfd = -1, ret = -1;
+
+	cg_make(KT_CG "/collapse");
+	write_str(SCAN_SLEEP, "10000");
+	lfd = attach(skel->maps.pol_collapse_each, KT_CG "/collapse");
+	if (lfd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach: %s", strerror(-lfd));
+		goto out;
+	}
+	skel->bss->collapse_call = 0;
+	if (collapse_run(KT_CG "/collapse", len, 'f', &without))
+		goto out;
+	collapse_counts_reset();
+	skel->bss->collapse_call = 1;
+	runs0 = vmstat_read("thp_collapse_on_return");
+	allocs0 = vmstat_read("thp_collapse_alloc");
+	if (collapse_run(KT_CG "/collapse", len, 'r', &with))
+		goto out;
+	runs1 = vmstat_read("thp_collapse_on_return");
+	allocs1 = vmstat_read("thp_collapse_alloc");
+	queued = skel->bss->collapse_queued;
+	again = skel->bss->collapse_again;
+	close(lfd);
+	/* linked without CAP_SYS_ADMIN: may not grant, so may not collapse */
+	set_cap_sys_admin(false);
+	lfd = attach(skel->maps.pol_collapse_each, KT_CG "/collapse");
+	set_cap_sys_admin(true);
+	if (lfd < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "attach without CAP_SYS_ADMIN: %s",
+			 strerror(-lfd));
+		goto out;
+	}
+	collapse_counts_reset();
+	if (collapse_run(KT_CG "/collapse", 16UL << 20, 'f', &denied))
+		goto out;
+	runs2 = vmstat_read("thp_collapse_on_return");
+	perm = skel->bss->collapse_perm;
+	printf("#   fill of %zu MiB, 4 KiB faults: %ld ms without the calls, %ld ms with a call on every fault\n",
+	       len >> 20, without.fill_ms, with.fill_ms);
+	printf("#   %zu ranges, fill and %d refaults per range: %llu collapses queued, %llu -EAGAIN, %llu -EBUSY, %llu other; collapse runs (LRU drains) %lld, PMD folios allocated %lld, %ld pages in 2M folios after the fill\n",
+	       ranges, COLLAPSE_REFAULT_ROUNDS, queued, again, skel->bss->collapse_busy,
+	       skel->bss->collapse_other, runs1 - runs0, allocs1 - allocs0, with.pages_2m);
+	printf("#   linked without CAP_SYS_ADMIN: %llu calls -EPERM, %llu queued, collapse runs %lld\n",
+	       perm, skel->bss->collapse_queued, runs2 - runs1);
+	if (queued > ranges) {
+		snprintf(fail_msg, sizeof(fail_msg), "%llu collapses queued for %zu ranges", queued, ranges);
+		goto out;
+	}
+	if (runs0 < 0 || runs1 - runs0 > (long long)ranges || runs1 - runs0 < 1) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "collapse runs (thp_collapse_on_return) %lld, want 1..%zu", runs1 - runs0, ranges);
+		goto out;
+	}
+	if (with.pages_2m < 512) {
+		snprintf(fail_msg, sizeof(fail_msg), "the first fault's collapse did not run: %ld pages in 2M",
+			 with.pages_2m);
+		goto out;
+	}
+	if (!perm || skel->bss->collapse_queued || runs2 != runs1) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "a policy linked without CAP_SYS_ADMIN: %llu -EPERM, %llu queued, %lld runs; want >0, 0, 0",
+			 perm, skel->bss->collapse_queued, runs2 - runs1);
+		goto out;
+	}
+	ret = 0;
+out:
+	skel->bss->collapse_call = 0;
+	skel->bss->collapse_tgid = 0;
+	if (lfd >= 0)
+		close(lfd);
+	write_str(SCAN_SLEEP, "100");
+	cg_remove(KT_CG "/collapse");
+	return ret;
+}
+
 static int expect_rejected(const char *obj_path, const char *needle)
 {
 	struct bpf_object *obj;
@@ -1683,10 +2067,14 @@ static const struct test tests[] = {
 	{ "tva_type", test_tva_type, true },
 	{ "one_call_per_fault", test_one_call_per_fault, true },
 	{ "khugepaged_after_deny", test_khugepaged_after_deny, true },
+	{ "khugepaged_read_first", test_khugepaged_read_first, true },
 	{ "grant_madvise", test_grant_madvise, true },
 	{ "grant_unprivileged", test_grant_unprivileged, true },
 	{ "grant_token", test_grant_token, true },
+	{ "grant_linker_not_admin", test_grant_linker_not_admin, true },
+	{ "grant_root_cgroup", test_grant_root_cgroup, true },
 	{ "khugepaged_registration", test_khugepaged_registration, true },
+	{ "collapse_bounded", test_collapse_bounded, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },
 	{ "psi_disabled", test_psi_disabled, false },
@@ -1713,7 +2101,13 @@ int main(int argc, char **argv)
 	int a;
 
 	if (argc == 5 && !strcmp(argv[1], "--fresh-mm-child"))
-		return fresh_mm_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]));
+		return fresh_mm_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]),
+				      false);
+	if (argc == 5 && !strcmp(argv[1], "--fresh-mm-child-read-first"))
+		return fresh_mm_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]),
+				      true);
+	if (argc == 5 && !strcmp(argv[1], "--collapse-child"))
+		return collapse_child(strtoul(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "--faulter"))
 		return faulter_child(atoi(argv[2]), atoi(argv[3]));
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -100,6 +100,48 @@ unsigned long BPF_PROG(no_pmd, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
 	return orders & ~pmd;
 }
 
+extern int bpf_mthp_collapse_on_return(struct bpf_mthp_ctx *ctx) __ksym;
+
+/*
+ * collapse_each: the page faults of collapse_tgid get 4 KiB and, while
+ * collapse_call is set, each asks for a collapse on return; the answers
+ * are counted. The collapse's own check (a khugepaged request from that
+ * task) is allowed; khugepaged and every other task are refused.
+ */
+__u32 collapse_tgid = 0;
+int collapse_call = 0;
+__u64 collapse_queued = 0, collapse_again = 0, collapse_busy = 0;
+__u64 collapse_perm = 0, collapse_other = 0;
+
+SEC("struct_ops/choose_orders")
+unsigned long BPF_PROG(collapse_each, struct bpf_mthp_ctx *mctx, struct cgroup *cgrp,
+		       struct cgroup *task_cgrp)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	int ret;
+
+	if (tgid != collapse_tgid)
+		return 0;
+	if (mctx->request == BPF_MTHP_KHUGEPAGED)
+		return offered(mctx);
+	if (mctx->request != BPF_MTHP_FAULT || !collapse_call)
+		return 0;
+	ret = bpf_mthp_collapse_on_return(mctx);
+	if (ret == 0)
+		__sync_fetch_and_add(&collapse_queued, 1);
+	else if (ret == -11)	/* EAGAIN */
+		__sync_fetch_and_add(&collapse_again, 1);
+	else if (ret == -16)	/* EBUSY */
+		__sync_fetch_and_add(&collapse_busy, 1);
+	else if (ret == -1)	/* EPERM */
+		__sync_fetch_and_add(&collapse_perm, 1);
+	else
+		__sync_fetch_and_add(&collapse_other, 1);
+	return 0;
+}
+
+SEC(".struct_ops.link")
+struct bpf_mthp_ops pol_collapse_each = { .choose_orders = (void *)collapse_each };
 SEC(".struct_ops.link")
 struct bpf_mthp_ops pol_only_4k = { .choose_orders = (void *)only_4k };
 SEC(".struct_ops.link")

@@ -76,7 +76,7 @@ BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c sr
 		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c \
 		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c src/bench/bench_start.c
 # Pure logic, unit-tested without libbpf.
-LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
+LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c src/bench/bench_interval.c \
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   $(BENCH_SRCS) \

@@ -345,8 +345,9 @@ struct bench_report {
  * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
 int bench_report(const struct bench_opts *o, const struct bench_report *r);
 
-/* JSON helpers: "key": {"median", "min", "max", "ci95_lo", "ci95_hi", "n"};
- * a ratio adds "distinguishable" (its interval excludes 1.0). */
+/* JSON helpers: "key": {"median", "min", "max", "lo", "hi", "coverage",
+ * "n"} (bench_spread()); a ratio adds "distinguishable" (an interval of
+ * BENCH_COVERAGE_WANTED or more that excludes 1.0). */
 void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s);
 /* A mode's object in a report's "modes" array, opened with its name; a
  * mode without runs has none (false, nothing written). */
@@ -366,8 +367,11 @@ void bench_print_folios(const char *mode, const struct bench_folios *f);
 /* Text: the memory.stat header and one row per mode. */
 void bench_print_memstat_header(void);
 void bench_print_memstat(const char *mode, const struct bench_memstat *m);
-/* "not distinguishable" or "distinguishable" for a ratio. */
+/* What a ratio's interval allows against 1.0: bench_verdict_name(). */
 const char *bench_verdict(const struct bench_spread *ratio);
+/* Text: the closing line that says what an interval, its coverage, n.d.
+ * and unranked mean. */
+void bench_print_interval_legend(void);
 
 /* --- bench_rounds.c: rounds until the rule says stop ------------------ */
 

@@ -642,7 +642,7 @@ static void mx_text_headline(void *ctx)
 	printf("a service (redis SET, %llu keys of %s), a batch job "
 	       "(%s written in random order, then updated at random) and %u concurrent pipelines "
 	       "of small programs at once under memory.high=%s of their parent, each over a "
-	       "%.0f s window; median of %u rounds [bootstrap 95%% interval]",
+	       "%.0f s window; median of %u rounds [interval] coverage",
 	       (unsigned long long)o->keys, mthpctl_format_size(o->value_size, a, sizeof(a)),
 	       mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
 	       o->wl_pipelines, mthpctl_format_size(mx.node_high, h, sizeof(h)),
@@ -689,10 +689,7 @@ static void mx_text_body(void *ctx)
 		if (col == mx.best_global)
 			snprintf(v, sizeof(v), "-");
 		else
-			snprintf(v, sizeof(v), "%s%s", bench_spread_fmt(&c->vs_global, "%.3f", b[3],
-									 sizeof(b[3])),
-				 c->vs_global.n > 1 && bench_spread_contains(&c->vs_global, 1.0) ?
-				 " (n.d.)" : "");
+			bench_ratio_fmt(&c->vs_global, "%.3f", v, sizeof(v));
 		printf(" %-22s %s\n", g, v);
 	}
 	printf("own best static setting: service %s, batch %s, small %s; best single global "
@@ -734,7 +731,8 @@ static void mx_text_body(void *ctx)
 			bench_print_folios(label, &mx.cells[col].folios[k]);
 		}
 	printf("(under TCG the soft TLB does not reward large folios: the times show faults, "
-	       "zeroing and reclaim; n.d.: the per-round ratio's interval holds 1.0)\n");
+	       "zeroing and reclaim)\n");
+	bench_print_interval_legend();
 }
 
 /* --- the benchmark ---------------------------------------------------------- */

@@ -266,8 +266,6 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	for (i = 0; i < o->nr_sizes; i++)
 		jw_u64(w, o->sizes[i]);
 	jw_arr_close(w);
-	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
-	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
 }
 
 static void redis_json_body(struct jw *w, void *ctx)
@@ -393,7 +391,7 @@ static void redis_text_headline(void *ctx)
 	char b1[32];
 
 	printf("%llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
-	       "median [bootstrap 95%% interval]",
+	       "median [interval] coverage",
 	       (unsigned long long)o->keys, (unsigned long long)o->requests,
 	       mthpctl_format_size(o->value_size, b1, sizeof(b1)), o->clients, o->pipeline,
 	       o->bgsave ? "BGSAVE" : "noBGSAVE");
@@ -417,14 +415,14 @@ static void redis_text_body(void *ctx)
 		const char *oname = oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : "-";
 
 		printf("\nmemory.high=%s (oracle: %s)\n", redis_high_str(o->high[l], b1, sizeof(b1)), oname);
-		printf("%-14s %-24s %-20s %-20s %-20s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
+		printf("%-14s %-28s %-26s %-26s %-26s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
 			char r[48], a[48], p50[48], p99[48];
 
 			if (!x->n)
 				continue;
-			printf("%-14s %-24s %-20s %-20s %-20s\n", redis_col_name(c, m),
+			printf("%-14s %-28s %-26s %-26s %-26s\n", redis_col_name(c, m),
 			       bench_spread_fmt(&x->s_rps, "%.0f", r, sizeof(r)),
 			       fmt_ms(&x->s_avg, a, sizeof(a)), fmt_ms(&x->s_p50, p50, sizeof(p50)),
 			       fmt_ms(&x->s_p99, p99, sizeof(p99)));
@@ -433,16 +431,12 @@ static void redis_text_body(void *ctx)
 		       "vs oracle (per round)");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
-			char ra[48], ro[48], t1[80], t2[80];
+			char t1[80], t2[80];
 
 			if (!x->n || (m == BENCH_ALWAYS && (int)m == oracle[l]))
 				continue;
-			snprintf(t1, sizeof(t1), "%s %s",
-				 bench_spread_fmt(&x->r_always, "%.3f", ra, sizeof(ra)),
-				 bench_verdict(&x->r_always));
-			snprintf(t2, sizeof(t2), "%s %s",
-				 bench_spread_fmt(&x->r_oracle, "%.3f", ro, sizeof(ro)),
-				 bench_verdict(&x->r_oracle));
+			bench_ratio_fmt(&x->r_always, "%.3f", t1, sizeof(t1));
+			bench_ratio_fmt(&x->r_oracle, "%.3f", t2, sizeof(t2));
 			printf("%-14s %-42s %-42s\n", redis_col_name(c, m), m == BENCH_ALWAYS ? "-" : t1,
 			       m == oracle[l] ? "-" : t2);
 		}
@@ -500,11 +494,10 @@ static void redis_text_body(void *ctx)
 			if (CELL(l, m).n)
 				print_counters_text(redis_col_name(c, m), &CELL(l, m).delta);
 	}
-	printf("\n(intervals: bootstrap 95%% of the median, %d resamples, fixed seed; ratios per "
-	       "interleaved round; \"not distinguishable\": the ratio's interval holds 1.0;\n"
-	       " oracle: the static setting (always, never, host, caps) with the best median rps; "
-	       "stall ms: memory.pressure full total; high ev: memory.events high)\n",
-	       BENCH_BOOT_RESAMPLES);
+	printf("\n(ratios per interleaved round; oracle: the static setting (always, never, "
+	       "host, caps) with the best median rps; stall ms: memory.pressure full total; "
+	       "high ev: memory.events high)\n");
+	bench_print_interval_legend();
 }
 
 int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,

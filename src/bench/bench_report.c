@@ -246,8 +246,9 @@ static void json_spread_fields(struct jw *w, const struct bench_spread *s)
 	jw_kdouble(w, "median", s->median);
 	jw_kdouble(w, "min", s->min);
 	jw_kdouble(w, "max", s->max);
-	jw_kdouble(w, "ci95_lo", s->lo);
-	jw_kdouble(w, "ci95_hi", s->hi);
+	jw_kdouble(w, "lo", s->lo);
+	jw_kdouble(w, "hi", s->hi);
+	jw_kdouble(w, "coverage", s->coverage);
 	jw_ku64(w, "n", s->n);
 }
 
@@ -273,15 +274,23 @@ void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *
 	jw_key(w, key);
 	jw_obj_open(w);
 	json_spread_fields(w, s);
-	jw_kbool(w, "distinguishable", !bench_spread_contains(s, 1.0));
+	jw_kbool(w, "distinguishable", bench_spread_distinguishable(s, 1.0));
 	jw_obj_close(w);
 }
 
 const char *bench_verdict(const struct bench_spread *r)
 {
-	if (!r->n)
-		return "-";
-	return bench_spread_contains(r, 1.0) ? "not distinguishable" : "distinguishable";
+	return bench_verdict_name(bench_spread_verdict(r, 1.0));
+}
+
+void bench_print_interval_legend(void)
+{
+	printf("(median [interval] coverage: the interval is an order statistic on each side "
+	       "of the rounds' median, and the coverage the chance that it holds the true "
+	       "median, exact for any distribution (3 rounds: [min..max] at 75%%); a ratio is "
+	       "distinguishable from 1.0 only by an interval of %g%% or more; n.d.: such an "
+	       "interval holds 1.0; unranked: below %g%%, no ranking)\n",
+	       BENCH_COVERAGE_WANTED * 100, BENCH_COVERAGE_WANTED * 100);
 }
 
 void bench_json_folios(struct jw *w, const struct bench_folios *f)

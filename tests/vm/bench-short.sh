@@ -85,7 +85,7 @@ modes="(len(m) == 4 and not j['notes'])"
 # redis with one cap (--sizes 64K): 5 rows
 rmodes="(len(m) == 5)"
 # every timing with its spread, the companions attributable to the cgroup
-spread="all(set(x['spread'][k]) >= {'median', 'min', 'max', 'ci95_lo', 'ci95_hi', 'n'} for k in ('rps', 'avg_ms', 'p50_ms', 'p99_ms'))"
+spread="all(set(x['spread'][k]) >= {'median', 'min', 'max', 'lo', 'hi', 'coverage', 'n'} for k in ('rps', 'avg_ms', 'p50_ms', 'p99_ms'))"
 companions="len(x['folio_bytes']) == 10 and 'pmd_bytes' in x and set(x['memory_stat_delta']) == {'pswpout', 'pswpin', 'thp_swpout', 'thp_swpout_fallback', 'workingset_refault_anon', 'pgmajfault'} and isinstance(x['swap_attribution']['agree'], bool)"
 
 if run redis redis --keys 3000 --requests 3000 --clients 4 --pipeline 8 --high max,64M --port 16390 --sizes 64K; then

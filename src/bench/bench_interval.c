@@ -190,3 +190,30 @@ char *bench_ratio_fmt(const struct bench_spread *s, const char *fmt, char *buf, 
 	snprintf(buf, len, "%s%s%s", v, *mark ? " " : "", mark);
 	return buf;
 }
+
+void bench_tally_add(struct bench_tally *t, const struct bench_spread *ratio)
+{
+	switch (bench_spread_verdict(ratio, 1.0)) {
+	case BENCH_VERDICT_NONE: return;
+	case BENCH_VERDICT_UNRANKED: t->unranked++; break;
+	case BENCH_VERDICT_HOLDS: t->holds++; break;
+	case BENCH_VERDICT_ABOVE: t->above++; break;
+	case BENCH_VERDICT_BELOW: t->below++; break;
+	}
+	t->n++;
+}
+
+bool bench_tally_all_above(const struct bench_tally *t)
+{
+	return t->n && t->above == t->n;
+}
+
+char *bench_tally_fmt(const struct bench_tally *t, char *buf, size_t len)
+{
+	if (!t->n)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "above %d of %d, n.d. %d, below %d, unranked %d", t->above, t->n,
+			 t->holds, t->below, t->unranked);
+	return buf;
+}

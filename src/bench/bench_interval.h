@@ -66,6 +66,25 @@ enum bench_verdict bench_spread_verdict(const struct bench_spread *s, double x);
 /* ABOVE or BELOW: the interval excludes x at the wanted coverage. */
 bool bench_spread_distinguishable(const struct bench_spread *s, double x);
 
+/*
+ * A claim against several settings at once ("beats every global setting")
+ * is the claim against each: the ratios against each one tallied by
+ * verdict, and the claim made only when every one is above 1.0 at the
+ * wanted coverage. Not against the best of them picked from the same
+ * rounds: a maximum of noisy medians is biased upwards.
+ */
+struct bench_tally {
+	int n;			/* ratios with a value */
+	int above, below, holds, unranked;
+};
+/* Add one ratio (against 1.0); one without a value is left out. */
+void bench_tally_add(struct bench_tally *t, const struct bench_spread *ratio);
+/* Every ratio noted is above 1.0 at the wanted coverage (and there is one). */
+bool bench_tally_all_above(const struct bench_tally *t);
+/* "above 1 of 4, n.d. 2, below 0, unranked 1"; "none" without ratios.
+ * Returns buf. */
+char *bench_tally_fmt(const struct bench_tally *t, char *buf, size_t len);
+
 /* "-", "no ranking (coverage below 95%)", "not distinguishable",
  * "distinguishable" */
 const char *bench_verdict_name(enum bench_verdict v);

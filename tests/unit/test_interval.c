@@ -150,11 +150,35 @@ static void ratio_verdicts(void **state)
 	close_to(s.median, 1.0);
 }
 
+static void tally(void **state)
+{
+	struct bench_spread above = { .n = 6, .median = 1.2, .lo = 1.1, .hi = 1.3, .coverage = 0.97 };
+	struct bench_spread holds = { .n = 6, .median = 1.0, .lo = 0.9, .hi = 1.1, .coverage = 0.97 };
+	struct bench_spread few = { .n = 3, .median = 1.2, .lo = 1.1, .hi = 1.3, .coverage = 0.75 };
+	struct bench_spread none = { .n = 0 };
+	struct bench_tally t = { 0 };
+	char buf[80];
+
+	assert_false(bench_tally_all_above(&t));	/* nothing beaten */
+	assert_string_equal(bench_tally_fmt(&t, buf, sizeof(buf)), "none");
+	bench_tally_add(&t, &above);
+	bench_tally_add(&t, &none);			/* a setting not run */
+	bench_tally_add(&t, &above);
+	assert_true(bench_tally_all_above(&t));
+	/* all above 1.0 but one at 75%: no claim */
+	bench_tally_add(&t, &few);
+	assert_false(bench_tally_all_above(&t));
+	bench_tally_add(&t, &holds);
+	assert_string_equal(bench_tally_fmt(&t, buf, sizeof(buf)),
+			    "above 2 of 4, n.d. 1, below 0, unranked 1");
+}
+
 int run_interval_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(coverage_exact), cmocka_unit_test(interval_k),
 		cmocka_unit_test(spread_of_rounds), cmocka_unit_test(ratio_verdicts),
+		cmocka_unit_test(tally),
 	};
 	return cmocka_run_group_tests_name("bench interval", t, NULL, NULL);
 }

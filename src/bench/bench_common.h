@@ -8,8 +8,13 @@
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
  * the state a benchmark starts from (bench_start.c), reporting
  * (bench_report.c), the rounds and when they stop
- * (bench_rounds.c) and --hook-cost (bench_hook.c). The pure
- * helpers are in bench_calc.h. No file calls back into one that calls it.
+ * (bench_rounds.c), progress lines (bench_progress.c) and --hook-cost
+ * (bench_hook.c). The pure helpers are in bench_calc.h and
+ * bench_interval.h. No file calls back into one that calls it: the report
+ * reads the rounds and the start state, which print their progress through
+ * bench_progress.c, not the report; a benchmark's runner fills its results
+ * (bench_redis.h, bench_pagefault.h) and calls its report, which reads them
+ * and calls nothing of the runner's.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
 #define MTHPCTL_BENCH_COMMON_H
@@ -113,6 +118,12 @@ enum {
 	BENCH_GIVEN_PIPELINES = 1 << 2,
 };
 #define BENCH_WL_MAX_PIPELINES	64
+
+/* --- bench_progress.c: progress lines ----------------------------------- */
+
+/* Progress line on stderr unless --quiet. */
+void bench_progress(const struct bench_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* --- bench_setup.c: a run's start and end ---------------------------- */
 
@@ -309,14 +320,11 @@ int bench_self_folios(const void *addr, size_t len, struct bench_folios *f);
 /* cg's memory.stat keys (NULL: /proc/vmstat). */
 void bench_memstat_read(const char *cg, struct bench_memstat *m);
 
-/* --- bench_report.c: progress and the report -------------------------- */
+/* --- bench_report.c: the report ---------------------------------------- */
 
 /* "always", "never", "madvise" (host on a madvise host), "HOST+POLICY"
  * (the policy's first word, or its object's file name) or "HOST+simple". */
 const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o);
-/* Progress line on stderr unless --quiet. */
-void bench_progress(const struct bench_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 struct jw;
 #define BENCH_MAX_NOTES	4

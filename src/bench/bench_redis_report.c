@@ -111,7 +111,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 /* Per-round ratios of every column at one level against always and against
  * the oracle (the static column with the best median rps). Returns the
  * oracle column or -1. */
-static int level_ratios(const struct redis_ctx *c, int l, struct redis_run *runs, int repeats,
+static int level_ratios(const struct redis_results *c, int l, struct redis_run *runs, int repeats,
 			struct redis_cell *cells)
 {
 	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
@@ -137,7 +137,7 @@ static int level_ratios(const struct redis_ctx *c, int l, struct redis_run *runs
 	return best;
 }
 
-int redis_level_cells(const struct redis_ctx *c, struct redis_run *runs, int l, int rounds,
+int redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
 		      struct redis_cell *cells)
 {
 	int m;
@@ -193,7 +193,7 @@ static char *pmd_share(const struct bench_folios *pol, const struct bench_folios
 /* --settle: the folios of always and the policy that much after the end of
  * their runs (khugepaged collapses the ranges a policy faulted in small
  * folios), and the policy's PMD bytes against always's at both moments. */
-static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, int l)
+static void print_settled(const struct redis_results *c, struct redis_cell *cells, int l)
 {
 	struct redis_cell *al = &CELL(l, BENCH_ALWAYS), *pol = &CELL(l, BENCH_POLICY);
 	char d[32], s1[16], s2[16];
@@ -215,7 +215,7 @@ static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, i
 
 /* --shipped: the folios and rps of redis as shipped (disable-thp yes)
  * beside the tuned run's, per column. */
-static void print_shipped(const struct redis_ctx *c, struct redis_cell *cells, int l)
+static void print_shipped(const struct redis_results *c, struct redis_cell *cells, int l)
 {
 	char name[64];
 	int m;
@@ -241,7 +241,7 @@ static void print_shipped(const struct redis_ctx *c, struct redis_cell *cells, i
 
 /* What the report of a redis run reads. */
 struct redis_report {
-	const struct redis_ctx *c;
+	const struct redis_results *c;
 	struct redis_cell *cells;	/* CELL(level, column) */
 	int oracle[BENCH_MAX_LIST];	/* per level: the oracle column or -1 */
 	char note[600];			/* "policy rows skipped: ..." */
@@ -271,7 +271,7 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 static void redis_json_body(struct jw *w, void *ctx)
 {
 	const struct redis_report *p = ctx;
-	const struct redis_ctx *c = p->c;
+	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
 	const int *oracle = p->oracle;
@@ -400,7 +400,7 @@ static void redis_text_headline(void *ctx)
 static void redis_text_body(void *ctx)
 {
 	const struct redis_report *p = ctx;
-	const struct redis_ctx *c = p->c;
+	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
 	const int *oracle = p->oracle;
@@ -500,7 +500,7 @@ static void redis_text_body(void *ctx)
 	bench_print_interval_legend();
 }
 
-int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
+int redis_report(const struct redis_results *c, struct redis_run *runs, struct redis_cell *cells,
 		 bool partial)
 {
 	const struct bench_opts *o = c->o;

@@ -1,33 +1,19 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench: reporting. Progress lines on stderr, the report frame that
- * every benchmark's result goes through (bench_report(): the JSON object on
+ * mthpctl bench: reporting. The report frame that every benchmark's result
+ * goes through (bench_report(): the JSON object on
  * stdout with -j or in --json-out FILE, the text tables on stdout otherwise,
  * the exit status of an interrupted run), and the JSON and text pieces the
  * benchmarks share (spreads, ratios, folio sizes, memory.stat deltas).
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
-
-void bench_progress(const struct bench_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->quiet)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "bench: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static FILE *json_file;
 

@@ -44,10 +44,6 @@ __u64 bench_median_u64(const __u64 *v, size_t n);
  * 0 or either is NAN. */
 double bench_pct(double x, double base);
 
-/* Oracle ratio: rps / max(always, never); either may be NAN (mode not run).
- * NAN when both are. */
-double bench_oracle(double rps, double always, double never);
-
 /* A decimal count from min to max ("16"; no sign, no space, no unit).
  * Returns 0 or -EINVAL. */
 int bench_parse_count(const char *s, __u64 min, __u64 max, __u64 *v);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl bench: the statistics of the report besides the intervals of
- * bench_interval.c (medians of counts, percent changes, the oracle ratio)
+ * bench_interval.c (medians of counts, percent changes)
  * and the rule that says when a benchmark has run enough rounds. Pure,
  * like bench_calc.c, and unit-tested in tests/unit/test_bench.c.
  */
@@ -41,18 +41,6 @@ double bench_pct(double x, double base)
 	if (isnan(x) || isnan(base) || base == 0)
 		return NAN;
 	return (x - base) / base * 100.0;
-}
-
-double bench_oracle(double rps, double always, double never)
-{
-	double best;
-
-	if (isnan(always) && isnan(never))
-		return NAN;
-	best = isnan(always) ? never : isnan(never) ? always : always > never ? always : never;
-	if (isnan(rps) || best <= 0)
-		return NAN;
-	return rps / best;
 }
 
 /* --- the workloads' random numbers ----------------------------------- */

@@ -411,7 +411,8 @@ unsigned int bench_rounds_planned(const struct bench_rounds *r);
 int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r, const int *sel, int nsel,
 		     int (*run)(void *ctx, int col, int rep, const char *tag),
 		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx);
-/* "4.2%", "unknown" (a ratio without interval), "-" (none noted) */
+/* "4.2%", "below 95% coverage" (a ratio without an interval of the wanted
+ * coverage: one round, or fewer than 6), "-" (none noted) */
 const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *buf, size_t len);
 
 /* --- bench_hook.c: pagefault --hook-cost ------------------------------- */

@@ -51,7 +51,8 @@ static const struct argp_option options[] = {
 	  "rounds (one run of every mode each) per level, at least; medians are shown "
 	  "(default 3)", 1 },
 	{ "until-width", OPT_UNTIL_WIDTH, "PCT", 0,
-	  "after --repeats, more rounds until every ratio has an interval of 95% coverage "
+	  "after --repeats, more rounds until every ratio has an interval of "
+	  BENCH_COVERAGE_WANTED_STR " coverage "
 	  "(6 rounds at least) at most PCT percent of its median wide (converged), or "
 	  "--max-time or " BENCH_ROUNDS_MAX_STR
 	  " rounds is reached; the report says which", 1 },

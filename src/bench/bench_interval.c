@@ -139,7 +139,7 @@ bool bench_spread_distinguishable(const struct bench_spread *s, double x)
 const char *bench_verdict_name(enum bench_verdict v)
 {
 	switch (v) {
-	case BENCH_VERDICT_UNRANKED: return "no ranking (coverage below 95%)";
+	case BENCH_VERDICT_UNRANKED: return "no ranking (coverage below " BENCH_COVERAGE_WANTED_STR ")";
 	case BENCH_VERDICT_HOLDS: return "not distinguishable";
 	case BENCH_VERDICT_ABOVE:
 	case BENCH_VERDICT_BELOW: return "distinguishable";

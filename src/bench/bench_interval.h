@@ -9,10 +9,11 @@
  *
  *	1 - 2 * P(Binomial(n, 1/2) <= k - 1)
  *
- * whatever the distribution (each value falls below the median with
- * probability 1/2). The widest k whose coverage is BENCH_COVERAGE_WANTED
- * or more is taken; below n = 6 no k reaches it and the interval is
- * [min..max] with its actual coverage (n = 3: 75%, n = 5: 93.75%).
+ * whatever the (continuous) distribution: each value falls below the
+ * median with probability 1/2. The largest k, the narrowest interval,
+ * whose coverage is BENCH_COVERAGE_WANTED or more is taken; below n = 6
+ * no k reaches it and the interval is [min..max] with the coverage it has
+ * (n = 3: 75%, n = 5: 93.75%).
  * A ratio is ranked against 1.0 only by an interval of the wanted coverage.
  */
 #ifndef MTHPCTL_BENCH_INTERVAL_H
@@ -21,8 +22,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The coverage a report needs to call a ratio distinguishable from 1.0. */
-#define BENCH_COVERAGE_WANTED	0.95
+/* The coverage a report needs to call a ratio distinguishable from 1.0,
+ * in percent (for the report's words) and as a probability. */
+#define BENCH_COVERAGE_WANTED_PCT	95
+#define BENCH_COVERAGE_WANTED		(BENCH_COVERAGE_WANTED_PCT / 100.0)
+#define BENCH_STR_(x)			#x
+#define BENCH_STR(x)			BENCH_STR_(x)
+#define BENCH_COVERAGE_WANTED_STR	BENCH_STR(BENCH_COVERAGE_WANTED_PCT) "%"
 
 /* Median, min, max and the order-statistics interval [lo, hi] of the
  * median of the values that are not NAN, with its coverage. n == 1: lo and

@@ -274,9 +274,9 @@ void bench_print_interval_legend(void)
 	printf("(median [interval] coverage: the interval is an order statistic on each side "
 	       "of the rounds' median, and the coverage the chance that it holds the true "
 	       "median, exact for any distribution (3 rounds: [min..max] at 75%%); a ratio is "
-	       "distinguishable from 1.0 only by an interval of %g%% or more; n.d.: such an "
-	       "interval holds 1.0; unranked: below %g%%, no ranking)\n",
-	       BENCH_COVERAGE_WANTED * 100, BENCH_COVERAGE_WANTED * 100);
+	       "distinguishable from 1.0 only by an interval of %s or more; n.d.: such an "
+	       "interval holds 1.0; unranked: below %s, no ranking)\n",
+	       BENCH_COVERAGE_WANTED_STR, BENCH_COVERAGE_WANTED_STR);
 }
 
 void bench_json_folios(struct jw *w, const struct bench_folios *f)

@@ -81,6 +81,8 @@ static void spread_of_rounds(void **state)
 	close_to(s.coverage, 0.75);
 	assert_int_equal(bench_spread_verdict(&s, 1.0), BENCH_VERDICT_UNRANKED);
 	assert_false(bench_spread_distinguishable(&s, 1.0));
+	assert_string_equal(bench_verdict_name(BENCH_VERDICT_UNRANKED),
+			    "no ranking (coverage below 95%)");
 	assert_string_equal(bench_spread_fmt(&s, "%.2f", buf, sizeof(buf)),
 			    "1.10 [1.05..1.20] 75%");
 	assert_string_equal(bench_ratio_fmt(&s, "%.2f", buf, sizeof(buf)),

@@ -74,9 +74,10 @@ BENCH_SRCS	:= src/bench/bench.c src/bench/bench_setup.c src/bench/bench_env.c sr
 		   src/bench/bench_redis.c src/bench/bench_redis_report.c \
 		   src/bench/bench_pagefault.c src/bench/bench_pagefault_report.c src/bench/bench_sparse.c src/bench/bench_hook.c \
 		   src/bench/bench_workload.c src/bench/bench_wl_kinds.c src/bench/bench_mixed.c \
-		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c src/bench/bench_start.c
+		   src/bench/bench_rounds.c src/bench/bench_wl_compile.c src/bench/bench_start.c \
+		   src/bench/bench_progress.c
 # Pure logic, unit-tested without libbpf.
-LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c \
+LIB_SRCS	:= src/parse.c src/json.c src/sysfs.c src/cgroup.c src/pin.c src/bench/bench_calc.c src/bench/bench_stats.c src/bench/bench_interval.c \
 		   src/needs.c src/policy_spec.c src/conf.c src/plan.c src/object.c
 TOOL_SRCS	:= src/main.c src/attach.c src/detach.c src/status.c src/bpfutil.c src/output.c \
 		   $(BENCH_SRCS) \
@@ -108,7 +109,7 @@ MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 
-.PHONY: all examples clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
+.PHONY: all examples clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-bench-deps check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
 all: mthpctl examples
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
@@ -234,6 +235,10 @@ fuzz-short: $(FUZZ_BINS)
 check-docs: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 
+# No two files of src/bench/ call into each other (from the built objects).
+check-bench-deps: mthpctl
+	$(Q)tests/check-bench-deps.sh $(OUTPUT)/src/bench
+
 # systemd-analyze verify on mthpctl.service and on a service with the drop-in
 # apply writes for a unit target (tests/systemd), with this tree's mthpctl as
 # the command; any message fails it (an unknown key is only a notice there).
@@ -347,7 +352,7 @@ nri-image: mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
 nri-e2e: nri-image
 	$(Q)scripts/nri-e2e.sh
 
-check: unit-check unit-check-asan fuzz-short check-docs check-units check-plots nri-check check-patches vm-check nri-e2e kernel-selftests
+check: unit-check unit-check-asan fuzz-short check-docs check-bench-deps check-units check-plots nri-check check-patches vm-check nri-e2e kernel-selftests
 
 # The main job on the patched kernel in the VM: attach, pressure, status.
 demo: mthpctl vm-tests

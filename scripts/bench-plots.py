@@ -11,7 +11,8 @@
 #   bench-redis.png     redis_nobgsave.json, redis_bgsave.json (mthpctl bench
 #                       redis --json-out, src/bench/bench_redis_report.c): median
 #                       rps and p99 per mode and memory.high level, error bars
-#                       from the bootstrap 95% interval (spread.*.ci95_lo/hi),
+#                       from the interval of the median (spread.*.lo/hi; runs
+#                       before the coverage was reported: ci95_lo/hi),
 #                       each round's rps (rps_runs) as a dot
 #   bench-folios.png    the same files and sparse.json (src/bench/bench_sparse.c):
 #                       the cgroup's anonymous memory by folio size at the end
@@ -183,9 +184,9 @@ def read_timeline(directory):
 
 def spread_err(median, spread):
     """Error bar lengths below and above MEDIAN from a spread object; the
-    bootstrap interval, or min/max where the interval is null."""
-    lo = spread.get("ci95_lo", spread.get("min"))
-    hi = spread.get("ci95_hi", spread.get("max"))
+    interval of the median, or min/max where the interval is null."""
+    lo = spread.get("lo", spread.get("ci95_lo", spread.get("min")))
+    hi = spread.get("hi", spread.get("ci95_hi", spread.get("max")))
     if median is None or lo is None or hi is None:
         return 0.0, 0.0
     return max(0.0, median - lo), max(0.0, hi - median)
@@ -253,9 +254,10 @@ def plot_redis(plt, runs, out):
                                      linewidth=1.2)
     fig.legend(list(legend.values()), list(legend.keys()), loc="lower center",
                ncol=len(legend), fontsize=8)
-    fig.suptitle("rps and p99 per mode; bars: median of the rounds, whiskers: bootstrap "
-                 "95% interval, dots: each round,\nblack outline: the oracle (best static "
-                 "mode at that level)", fontsize=9)
+    fig.suptitle("rps and p99 per mode; bars: median of the rounds, whiskers: the "
+                 "interval of the median (3 rounds: [min..max], 75% coverage), dots: each "
+                 "round,\nblack outline: the oracle (best static mode at that level)",
+                 fontsize=9)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(out, dpi=110)
     plt.close(fig)

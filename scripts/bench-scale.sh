@@ -314,19 +314,25 @@ for ((r = 2; r <= repeats; r++)); do
 	"$M" apply --config "$tmp/empty.conf" >/dev/null
 	pf_round one
 done
-# median [bootstrap 95%] of each state's ratio to always, and of the cost
-# (with N / with one - 1, per round, in %)
+# median [interval] of each state's ratio to always, and of the cost (with N
+# / with one - 1, per round, in %), with the interval's coverage: the order
+# statistics of mthpctl bench (src/bench/bench_interval.h), [min..max] below
+# 6 rounds (3 rounds: 75%)
 pf_stats() {
 	python3 - "$tmp/pf_n" "$tmp/pf_one" <<'PY'
-import random, statistics, sys
+import math, statistics, sys
 n = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 one = [list(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+def coverage(m, k):
+    return 1 - 2 * sum(math.comb(m, i) for i in range(k)) / 2 ** m
 def ci(v, f="%.5f"):
     if not v:
-        return "null null null"
-    rnd = random.Random(1)
-    meds = sorted(statistics.median(rnd.choices(v, k=len(v))) for _ in range(2000))
-    return " ".join(f % x for x in (statistics.median(v), meds[49], meds[1949]))
+        return "null null null null"
+    v, k = sorted(v), 1
+    while 2 * (k + 1) <= len(v) + 1 and coverage(len(v), k + 1) >= 0.95:
+        k += 1
+    return " ".join([f % x for x in (statistics.median(v), v[k - 1], v[-k])] +
+                    ["%.4f" % coverage(len(v), k)])
 k = min(len(n), len(one))
 cost = [(n[i][0] / one[i][0] - 1) * 100 for i in range(k) if one[i][0]]
 print(ci([x[0] for x in n]), ci([x[0] for x in one]), ci(cost, "%.2f"),
@@ -334,7 +340,8 @@ print(ci([x[0] for x in n]), ci([x[0] for x in one]), ci(cost, "%.2f"),
       "%.2f" % statistics.median(x[1] for x in one) if one else "null", k)
 PY
 }
-read -r pfr_n pfr_n_lo pfr_n_hi pfr_1 pfr_1_lo pfr_1_hi pf_pct pf_pct_lo pf_pct_hi \
+read -r pfr_n pfr_n_lo pfr_n_hi pfr_n_cov pfr_1 pfr_1_lo pfr_1_hi pfr_1_cov \
+	pf_pct pf_pct_lo pf_pct_hi pf_pct_cov \
 	pfns_n pfns_one pf_rounds < <(pf_stats)
 
 # policies with parameters of their own: one object each (--private)
@@ -437,10 +444,10 @@ echo "status --cgroup steps (ms, one run): $(steps "$tmp/status_one_steps")"
 echo "attach steps (ms, the last single attach): $(steps "$tmp/attach_steps" 2>/dev/null)"
 echo "hook (bpf_stats on): $(cat "$tmp/hook")"
 echo "page faults, a policy against always (bench pagefault, 32M x 4; $pf_rounds rounds in each state, interleaved):"
-echo "  with $n attached: ratio $pfr_n [$pfr_n_lo..$pfr_n_hi], policy ${pfns_n:-?} ns per 4K"
-echo "  with none of them: ratio $pfr_1 [$pfr_1_lo..$pfr_1_hi], policy ${pfns_one:-?} ns per 4K"
+echo "  with $n attached: ratio $pfr_n [$pfr_n_lo..$pfr_n_hi] (coverage $pfr_n_cov), policy ${pfns_n:-?} ns per 4K"
+echo "  with none of them: ratio $pfr_1 [$pfr_1_lo..$pfr_1_hi] (coverage $pfr_1_cov), policy ${pfns_one:-?} ns per 4K"
 abs_pct=${pf_pct#-}
-echo "  cost with $n against one, per round: ${pf_pct}% [$pf_pct_lo..$pf_pct_hi] (within 2%: $(ok "$abs_pct" 2))"
+echo "  cost with $n against one, per round: ${pf_pct}% [$pf_pct_lo..$pf_pct_hi] (coverage $pf_pct_cov; within 2%: $(ok "$abs_pct" 2))"
 echo "pins left after detach: $left"
 
 if [ -n "$json" ]; then
@@ -467,10 +474,10 @@ if [ -n "$json" ]; then
  "status_one_json_ms": {"min": $oj_min, "median": $oj_med, "max": $oj_max, "all": [$(arr "$tmp/status_one_json")]},
  "detach_ms": {"min": $d_min, "median": $d_med, "max": $d_max, "sample": $dsample},
  "detach_all_ms_per_policy": $rest_ms,
- "pagefault": {"ratio_vs_always_with_n": {"median": $pfr_n, "ci95_lo": $pfr_n_lo, "ci95_hi": $pfr_n_hi},
-   "ratio_vs_always_with_one": {"median": $pfr_1, "ci95_lo": $pfr_1_lo, "ci95_hi": $pfr_1_hi},
+ "pagefault": {"ratio_vs_always_with_n": {"median": $pfr_n, "lo": $pfr_n_lo, "hi": $pfr_n_hi, "coverage": $pfr_n_cov},
+   "ratio_vs_always_with_one": {"median": $pfr_1, "lo": $pfr_1_lo, "hi": $pfr_1_hi, "coverage": $pfr_1_cov},
    "ns_per_4k_with_n": ${pfns_n:-null}, "ns_per_4k_with_one": ${pfns_one:-null},
-   "cost_vs_one_pct": $pf_pct, "cost_vs_one_pct_ci95": [$pf_pct_lo, $pf_pct_hi], "rounds": $pf_rounds},
+   "cost_vs_one_pct": $pf_pct, "cost_vs_one_pct_interval": [$pf_pct_lo, $pf_pct_hi], "cost_vs_one_pct_coverage": $pf_pct_cov, "rounds": $pf_rounds},
  "memlock_per_policy_bytes": ${memlock_b:-null},
  "kmem_delta_per_policy_bytes": $per_kmem,
  "policy_objects": $nobj,

@@ -51,8 +51,10 @@ static const struct argp_option options[] = {
 	  "rounds (one run of every mode each) per level, at least; medians are shown "
 	  "(default 3)", 1 },
 	{ "until-width", OPT_UNTIL_WIDTH, "PCT", 0,
-	  "after --repeats, more rounds until the 95% interval of every ratio is at most "
-	  "PCT percent of its median wide (converged), or --max-time or " BENCH_ROUNDS_MAX_STR
+	  "after --repeats, more rounds until every ratio has an interval of "
+	  BENCH_COVERAGE_WANTED_STR " coverage "
+	  "(6 rounds at least) at most PCT percent of its median wide (converged), or "
+	  "--max-time or " BENCH_ROUNDS_MAX_STR
 	  " rounds is reached; the report says which", 1 },
 	{ "max-time", OPT_MAX_TIME, "DURATION", 0,
 	  "no round that would end after DURATION from the first (redis: per level, "

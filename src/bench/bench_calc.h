@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* mthpctl bench: pure helpers. Parsers (redis-benchmark CSV, lists, folio
- * sizes, memory.stat) in bench_calc.c; medians, ratios and bootstrap
- * intervals in bench_stats.c. */
+ * sizes, memory.stat) in bench_calc.c; percent changes and the rounds'
+ * rule in bench_stats.c; medians and their intervals in bench_interval.h. */
 #ifndef MTHPCTL_BENCH_CALC_H
 #define MTHPCTL_BENCH_CALC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+
+#include "bench_interval.h"
 
 /* One row of `redis-benchmark --csv`; latencies in ms, NAN when the output
  * does not carry them (redis-benchmark before 6.2 printed only rps). */
@@ -35,18 +37,12 @@ int bench_parse_redis_info(const char *buf, const char *cmd, __u64 *calls, doubl
  * -EINVAL (malformed). */
 int bench_parse_memaslap(const char *buf, double *tps, double *secs);
 
-/* Median of n values (v is left untouched); NAN if n == 0. NAN values are
- * ignored. */
-double bench_median(const double *v, size_t n);
+/* Median of n counts; an even n gives the lower middle (an observed value). */
 __u64 bench_median_u64(const __u64 *v, size_t n);
 
 /* Percent change of x against base: (x - base) / base * 100; NAN if base is
  * 0 or either is NAN. */
 double bench_pct(double x, double base);
-
-/* Oracle ratio: rps / max(always, never); either may be NAN (mode not run).
- * NAN when both are. */
-double bench_oracle(double rps, double always, double never);
 
 /* A decimal count from min to max ("16"; no sign, no space, no unit).
  * Returns 0 or -EINVAL. */
@@ -91,42 +87,15 @@ int bench_parse_object_words(char *const words[], int n, const char **file, cons
  * the count or -E2BIG. */
 int bench_split_words(char *s, char **words, int max);
 
-/* --- spread over repeats -------------------------------------------- */
-
-/* Median, min, max and a bootstrap 95% interval of the median of the
- * non-NAN values: BENCH_BOOT_RESAMPLES resamples with replacement drawn from
- * a PRNG seeded with BENCH_BOOT_SEED on every call (the same input gives the
- * same interval), percentile method (the 2.5th and 97.5th percentile of the
- * resampled medians). n == 0: everything NAN. */
-#define BENCH_BOOT_RESAMPLES	2000
-#define BENCH_BOOT_SEED		0x6d746870ULL	/* "mthp" */
-struct bench_spread {
-	int n;
-	double median, min, max, lo, hi;
-};
-void bench_spread(const double *v, size_t n, struct bench_spread *s);
-
-/* Per-pair ratios num[i] / den[i] (pairs with a NAN or a den <= 0 are
- * skipped) and their spread: the ratio of two modes measured in the same
- * interleaved round. */
-void bench_ratio_spread(const double *num, const double *den, size_t n, struct bench_spread *s);
-
-/* True when the interval [lo, hi] contains x (then a ratio's 1.0 means "not
- * distinguishable"); true as well when the interval is unknown (NAN). */
-bool bench_spread_contains(const struct bench_spread *s, double x);
-
-/* "29958 [27100..31020]" with fmt applied to each number ("%.0f", "%.2f");
- * "-" when s->n == 0; only the median when n == 1. Returns buf. */
-char *bench_spread_fmt(const struct bench_spread *s, const char *fmt, char *buf, size_t len);
-
 /* --- rounds: when to stop (bench_stats.c; run by bench_rounds.c) ---- */
 
 /*
  * A benchmark runs rounds (every selected mode once, interleaved) until its
  * rule says stop. Without a width and a time cap it runs min rounds (fixed:
- * --repeats). With --until-width it goes on past min until the bootstrap
- * interval of every ratio it reports is at most width_pct percent of that
- * ratio's median wide (converged), or until the next round would end past
+ * --repeats). With --until-width it goes on past min until the interval
+ * of every ratio it reports has the wanted coverage (BENCH_COVERAGE_WANTED:
+ * 6 rounds at least) and is at most width_pct percent of that ratio's
+ * median wide (converged), or until the next round would end past
  * --max-time (time cap reached), or until max rounds (round cap reached).
  * --max-time alone spends the time: rounds until the cap.
  */
@@ -156,7 +125,8 @@ struct bench_rounds_widest {
 void bench_rounds_widest_reset(struct bench_rounds_widest *w);
 /* Note one ratio: its interval's width in percent of its median. A ratio
  * with no value at all (s->n == 0: a mode skipped) is left out; one with a
- * single value, or an interval not known, counts as infinitely wide. */
+ * single value, an interval not known or one short of the wanted coverage
+ * counts as infinitely wide. */
 void bench_rounds_widest_note(struct bench_rounds_widest *w, const char *name,
 			      const struct bench_spread *s);
 /* (hi - lo) / |median| * 100; INFINITY when n < 2, a bound is NAN or the
@@ -171,7 +141,7 @@ double bench_spread_width_pct(const struct bench_spread *s);
 enum bench_rounds_why bench_rounds_next(const struct bench_rounds_rule *rule, unsigned int done,
 					__u64 elapsed_ns, double widest_pct);
 
-/* The deterministic PRNG (splitmix64) behind the bootstrap. */
+/* The deterministic PRNG (splitmix64) of the workloads' random orders. */
 __u64 bench_prng_next(__u64 *state);
 
 /* --- folio sizes from /proc/kpageflags ------------------------------ */

@@ -8,8 +8,13 @@
  * their policies (bench_cgroup.c), measurements (bench_measure.c),
  * the state a benchmark starts from (bench_start.c), reporting
  * (bench_report.c), the rounds and when they stop
- * (bench_rounds.c) and --hook-cost (bench_hook.c). The pure
- * helpers are in bench_calc.h. No file calls back into one that calls it.
+ * (bench_rounds.c), progress lines (bench_progress.c) and --hook-cost
+ * (bench_hook.c). The pure helpers are in bench_calc.h and
+ * bench_interval.h. No file calls back into one that calls it: the report
+ * reads the rounds and the start state, which print their progress through
+ * bench_progress.c, not the report; a benchmark's runner fills its results
+ * (bench_redis.h, bench_pagefault.h) and calls its report, which reads them
+ * and calls nothing of the runner's.
  */
 #ifndef MTHPCTL_BENCH_COMMON_H
 #define MTHPCTL_BENCH_COMMON_H
@@ -113,6 +118,12 @@ enum {
 	BENCH_GIVEN_PIPELINES = 1 << 2,
 };
 #define BENCH_WL_MAX_PIPELINES	64
+
+/* --- bench_progress.c: progress lines ----------------------------------- */
+
+/* Progress line on stderr unless --quiet. */
+void bench_progress(const struct bench_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* --- bench_setup.c: a run's start and end ---------------------------- */
 
@@ -309,14 +320,11 @@ int bench_self_folios(const void *addr, size_t len, struct bench_folios *f);
 /* cg's memory.stat keys (NULL: /proc/vmstat). */
 void bench_memstat_read(const char *cg, struct bench_memstat *m);
 
-/* --- bench_report.c: progress and the report -------------------------- */
+/* --- bench_report.c: the report ---------------------------------------- */
 
 /* "always", "never", "madvise" (host on a madvise host), "HOST+POLICY"
  * (the policy's first word, or its object's file name) or "HOST+simple". */
 const char *bench_mode_name(enum bench_mode m, const struct bench_opts *o);
-/* Progress line on stderr unless --quiet. */
-void bench_progress(const struct bench_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 struct jw;
 #define BENCH_MAX_NOTES	4
@@ -345,8 +353,9 @@ struct bench_report {
  * 0, or bench_interrupted() (with a line on stderr) if interrupted. */
 int bench_report(const struct bench_opts *o, const struct bench_report *r);
 
-/* JSON helpers: "key": {"median", "min", "max", "ci95_lo", "ci95_hi", "n"};
- * a ratio adds "distinguishable" (its interval excludes 1.0). */
+/* JSON helpers: "key": {"median", "min", "max", "lo", "hi", "coverage",
+ * "n"} (bench_spread()); a ratio adds "distinguishable" (an interval of
+ * BENCH_COVERAGE_WANTED or more that excludes 1.0). */
 void bench_json_spread(struct jw *w, const char *key, const struct bench_spread *s);
 /* A mode's object in a report's "modes" array, opened with its name; a
  * mode without runs has none (false, nothing written). */
@@ -366,8 +375,11 @@ void bench_print_folios(const char *mode, const struct bench_folios *f);
 /* Text: the memory.stat header and one row per mode. */
 void bench_print_memstat_header(void);
 void bench_print_memstat(const char *mode, const struct bench_memstat *m);
-/* "not distinguishable" or "distinguishable" for a ratio. */
+/* What a ratio's interval allows against 1.0: bench_verdict_name(). */
 const char *bench_verdict(const struct bench_spread *ratio);
+/* Text: the closing line that says what an interval, its coverage, n.d.
+ * and unranked mean. */
+void bench_print_interval_legend(void);
 
 /* --- bench_rounds.c: rounds until the rule says stop ------------------ */
 
@@ -399,7 +411,8 @@ unsigned int bench_rounds_planned(const struct bench_rounds *r);
 int bench_rounds_run(const struct bench_opts *o, struct bench_rounds *r, const int *sel, int nsel,
 		     int (*run)(void *ctx, int col, int rep, const char *tag),
 		     void (*ratios)(void *ctx, int rounds, struct bench_rounds_widest *w), void *ctx);
-/* "4.2%", "unknown" (a ratio without interval), "-" (none noted) */
+/* "4.2%", "below 95% coverage" (a ratio without an interval of the wanted
+ * coverage: one round, or fewer than 6), "-" (none noted) */
 const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *buf, size_t len);
 
 /* --- bench_hook.c: pagefault --hook-cost ------------------------------- */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * mthpctl bench pagefault, shared by its two halves: bench_pagefault.c
- * runs the map/touch/unmap child in every column and round,
- * bench_pagefault_report.c turns the runs into spreads, per-round ratios
- * and the report.
+ * mthpctl bench pagefault: its results. bench_pagefault.c runs the
+ * map/touch/unmap child in every column and round and fills them;
+ * bench_pagefault_report.c reads them into spreads, per-round ratios and
+ * the report, and calls nothing of the runner's.
  */
 #ifndef MTHPCTL_BENCH_PAGEFAULT_H
 #define MTHPCTL_BENCH_PAGEFAULT_H

@@ -128,8 +128,6 @@ static void pf_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "repeats", o->repeats);
 	jw_kstr(w, "policy", o->policy_text);
 	jw_kbool(w, "hook_cost", o->pf_hook_cost);
-	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
-	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
 }
 
 static void pf_json_body(struct jw *w, void *ctx)
@@ -195,7 +193,7 @@ static void pf_text_headline(void *ctx)
 	char b1[32];
 
 	printf("%s mapped, touched every 4K, unmapped; %u iterations, %u rounds, "
-	       "median [bootstrap 95%% interval]",
+	       "median [interval] coverage",
 	       mthpctl_format_size(o->pf_size, b1, sizeof(b1)), o->pf_iterations,
 	       p->rounds->started);
 }
@@ -223,10 +221,7 @@ static void pf_text_body(void *ctx)
 		if (m == BENCH_ALWAYS)
 			snprintf(rt, sizeof(rt), "-");
 		else
-			snprintf(rt, sizeof(rt), "%s %s",
-				 bench_spread_fmt(&c->ratio, "%.3f", b2, sizeof(b2)),
-				 c->ratio.n > 1 && bench_spread_contains(&c->ratio, 1.0) ?
-				 "(n.d.)" : "");
+			bench_ratio_fmt(&c->ratio, "%.3f", rt, sizeof(rt));
 		printf("%-14s %-28s %-34s  ", pf_col_name(m, o),
 		       bench_spread_fmt(&c->ns, "%.1f", b3, sizeof(b3)), rt);
 		for (s = 0; s < c->d.nr; s++)
@@ -270,7 +265,7 @@ static void pf_text_body(void *ctx)
 			       bench_spread_fmt(&p->page_vs_floor, "%.3f", b2, sizeof(b2)),
 			       bench_verdict(&p->page_vs_floor));
 	}
-	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
+	bench_print_interval_legend();
 }
 
 int pf_report_write(struct pf_report *p, bool interrupted)

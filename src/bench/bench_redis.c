@@ -27,6 +27,14 @@
 #define REDIS_PING_INTERVAL_US		100000	/* between PINGs at start */
 #define REDIS_REPLY_TIMEOUT_S		5	/* one command's answer (INFO from a loaded redis under TCG) */
 
+/* The runner's state: the results it fills for the report, and its own. */
+struct redis_ctx {
+	struct redis_results r;
+	char tmpdir[64];			/* redis-server's --dir */
+	char port[16];
+	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
+};
+
 static int port_busy(unsigned int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -116,7 +124,7 @@ static void tail_file(const char *path)
 
 static bool col_selected(const struct redis_ctx *c, int col)
 {
-	return col >= BENCH_NR_MODES || (c->o->modes & (1u << col));
+	return col >= BENCH_NR_MODES || (c->r.o->modes & (1u << col));
 }
 
 /* The mode of a column: a cap's (after the modes) is a policy's. */
@@ -136,14 +144,14 @@ struct redis_one {
 
 /* The THP mode, a fresh cgroup with memory.high, the policy or cap. 0, an
  * exit code (printed), or 0 with *skip when the policy was refused (noted
- * in c->policy_note: its rows are skipped, the run is no error). */
+ * in c->r.policy_note: its rows are skipped, the run is no error). */
 static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one *x, bool *skip)
 {
 	enum bench_mode mode = col_mode(col);
 	char hbuf[32];
 	int err;
 
-	err = bench_mode_set_thp(mode, c->o);
+	err = bench_mode_set_thp(mode, c->r.o);
 	if (err)
 		return err;
 	bench_settle_memory();
@@ -151,7 +159,7 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 	if (err) {
 		x->cg[0] = '\0';	/* not ours to remove */
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot create a cgroup in %s: %s",
-				     c->o->cgroup, strerror(-err));
+				     c->r.o->cgroup, strerror(-err));
 	}
 	if (high == BENCH_HIGH_MAX)
 		strcpy(hbuf, "max");
@@ -162,10 +170,10 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 		return mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set %s/memory.high: %s", x->cg,
 				     strerror(-err));
 	if (mode == BENCH_SIMPLE) {
-		if (bench_mode_attach(mode, c->o, x->cg, c->simple_note, sizeof(c->simple_note))) {
-			c->simple_skip = true;
+		if (bench_mode_attach(mode, c->r.o, x->cg, c->r.simple_note, sizeof(c->r.simple_note))) {
+			c->r.simple_skip = true;
 			*skip = true;
-			fprintf(stderr, "mthpctl: note: simple rows skipped: %s\n", c->simple_note);
+			fprintf(stderr, "mthpctl: note: simple rows skipped: %s\n", c->r.simple_note);
 		}
 		return 0;
 	}
@@ -176,14 +184,14 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
 			.policy = "fixed", .max_size = c->cap_size[col - BENCH_NR_MODES],
 		};
 
-		err = bench_policy_attach(&cap, 0, x->cg, c->policy_note, sizeof(c->policy_note));
+		err = bench_policy_attach(&cap, 0, x->cg, c->r.policy_note, sizeof(c->r.policy_note));
 	} else {
-		err = bench_policy_attach_opts(c->o, x->cg, c->policy_note, sizeof(c->policy_note));
+		err = bench_policy_attach_opts(c->r.o, x->cg, c->r.policy_note, sizeof(c->r.policy_note));
 	}
 	if (err) {
-		c->policy_skip = true;
+		c->r.policy_skip = true;
 		*skip = true;
-		fprintf(stderr, "mthpctl: note: policy and cap rows skipped: %s\n", c->policy_note);
+		fprintf(stderr, "mthpctl: note: policy and cap rows skipped: %s\n", c->r.policy_note);
 	}
 	return 0;
 }
@@ -193,7 +201,7 @@ static int run_setup(struct redis_ctx *c, int col, __u64 high, struct redis_one 
  * PR_SET_THP_DISABLE). 0, an exit code (printed) or -EINTR. */
 static int server_start(struct redis_ctx *c, struct redis_one *x, bool shipped)
 {
-	const struct bench_opts *o = c->o;
+	const struct bench_opts *o = c->r.o;
 	/* "--save" "": no save points, no BGSAVE; --bgsave ends the list
 	 * before them, keeping redis' default save points */
 	char *argv[] = {
@@ -239,7 +247,7 @@ static int server_start(struct redis_ctx *c, struct redis_one *x, bool shipped)
 static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_t len,
 		      double *secs)
 {
-	const struct bench_opts *o = c->o;
+	const struct bench_opts *o = c->r.o;
 	char num[5][24];
 	int p[2], status, err;
 	__u64 t0;
@@ -336,7 +344,7 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, bool shipped, str
 	struct redis_one x = { .lfd = -1, .efd = -1, .out_fd = -1, .srv = -1, .cli = -1 };
 	struct bench_memstat ms0, ms1, vm0, vm1, vmd;
 	struct bench_counters before, after;
-	const struct bench_opts *o = c->o;
+	const struct bench_opts *o = c->r.o;
 	bool skip = false;
 	char out[8192];
 	int ret, err;
@@ -399,15 +407,15 @@ static int redis_col(void *ctx, int m, int rep, const char *tag)
 {
 	struct redis_loop *lp = ctx;
 	struct redis_ctx *c = lp->c;
-	const struct bench_opts *o = c->o;
+	const struct bench_opts *o = c->r.o;
 	struct redis_run *r = &REDIS_RUN(lp->runs, lp->l, m, rep);
 	int err;
 
-	if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->policy_skip) ||
-	    (m == BENCH_SIMPLE && c->simple_skip))
+	if (((m == BENCH_POLICY || m >= BENCH_NR_MODES) && c->r.policy_skip) ||
+	    (m == BENCH_SIMPLE && c->r.simple_skip))
 		return 0;
-	bench_progress(o, "%s redis %s memory.high=%s round %d ...", tag, redis_col_name(c, m),
-		       c->level_names[lp->l], rep + 1);
+	bench_progress(o, "%s redis %s memory.high=%s round %d ...", tag, redis_col_name(&c->r, m),
+		       c->r.level_names[lp->l], rep + 1);
 	err = redis_one(c, m, o->high[lp->l], false, r);
 	if (!err && r->done)
 		bench_progress(o, "%s   %.0f rps, p99 %.2f ms, %.1f s, PMD %.1f MiB", tag,
@@ -432,16 +440,16 @@ static int redis_col(void *ctx, int m, int rep, const char *tag)
 static void redis_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
 {
 	struct redis_loop *lp = ctx;
-	int m, oracle = redis_level_cells(lp->c, lp->runs, lp->l, rounds, lp->cells);
+	int m, oracle = redis_level_cells(&lp->c->r, lp->runs, lp->l, rounds, lp->cells);
 	char name[96];
 
-	for (m = 0; m < lp->c->ncols; m++) {
+	for (m = 0; m < lp->c->r.ncols; m++) {
 		if (m != BENCH_ALWAYS) {
-			snprintf(name, sizeof(name), "%s vs always", redis_col_name(lp->c, m));
+			snprintf(name, sizeof(name), "%s vs always", redis_col_name(&lp->c->r, m));
 			bench_rounds_widest_note(w, name, &lp->cells[m].r_always);
 		}
 		if (m != oracle) {
-			snprintf(name, sizeof(name), "%s vs oracle", redis_col_name(lp->c, m));
+			snprintf(name, sizeof(name), "%s vs oracle", redis_col_name(&lp->c->r, m));
 			bench_rounds_widest_note(w, name, &lp->cells[m].r_oracle);
 		}
 	}
@@ -450,7 +458,7 @@ static void redis_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
 int bench_redis(struct bench_opts *o)
 {
 	static struct redis_loop lp;
-	struct redis_ctx c = { .o = o };
+	struct redis_ctx c = { .r.o = o };
 	struct redis_run *runs;
 	struct redis_cell *cells;
 	int l, m, ret = 0, i, sel[REDIS_MAX_COLS], nsel = 0;
@@ -460,10 +468,10 @@ int bench_redis(struct bench_opts *o)
 	if (ret)
 		return ret;
 	snprintf(c.port, sizeof(c.port), "%u", o->port);
-	c.ncols = BENCH_NR_MODES + o->nr_sizes;
+	c.r.ncols = BENCH_NR_MODES + o->nr_sizes;
 	for (i = 0; i < o->nr_sizes; i++) {
 		mthpctl_format_size(o->sizes[i], c.cap_size[i], sizeof(c.cap_size[i]));
-		snprintf(c.cap_names[i], sizeof(c.cap_names[i]), "cap-%s", c.cap_size[i]);
+		snprintf(c.r.cap_names[i], sizeof(c.r.cap_names[i]), "cap-%s", c.cap_size[i]);
 	}
 	runs = calloc((size_t)o->nr_high * REDIS_MAX_COLS * REDIS_MAX_REPEATS, sizeof(*runs));
 	cells = calloc((size_t)o->nr_high * REDIS_MAX_COLS, sizeof(*cells));
@@ -487,18 +495,18 @@ int bench_redis(struct bench_opts *o)
 				     strerror(errno));
 	}
 	lp = (struct redis_loop){ .c = &c, .runs = runs };
-	for (m = 0; m < c.ncols; m++)
+	for (m = 0; m < c.r.ncols; m++)
 		if (col_selected(&c, m))
 			sel[nsel++] = m;
 	/* --max-time is the whole benchmark's: each level gets its share */
 	for (l = 0; l < o->nr_high; l++) {
-		redis_high_str(o->high[l], c.level_names[l], sizeof(c.level_names[l]));
-		bench_rounds_init(&c.rounds[l], o, REDIS_MAX_REPEATS, c.level_names[l]);
-		c.rounds[l].rule.max_ns /= o->nr_high;
+		redis_high_str(o->high[l], c.r.level_names[l], sizeof(c.r.level_names[l]));
+		bench_rounds_init(&c.r.rounds[l], o, REDIS_MAX_REPEATS, c.r.level_names[l]);
+		c.r.rounds[l].rule.max_ns /= o->nr_high;
 	}
 	for (l = 0; l < o->nr_high && !ret; l++) {
 		lp.l = l;
-		ret = bench_rounds_run(o, &c.rounds[l], sel, nsel, redis_col, redis_ratios, &lp);
+		ret = bench_rounds_run(o, &c.r.rounds[l], sel, nsel, redis_col, redis_ratios, &lp);
 	}
 
 	bench_restore();
@@ -508,7 +516,7 @@ int bench_redis(struct bench_opts *o)
 		free(cells);
 		return ret;
 	}
-	ret = redis_report(&c, runs, cells, ret == -EINTR);
+	ret = redis_report(&c.r, runs, cells, ret == -EINTR);
 	free(runs);
 	free(cells);
 	return ret;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * mthpctl bench redis, shared by its two halves: bench_redis.c runs
- * redis-server and redis-benchmark (one run per mode, cap and memory.high
- * level), bench_redis_report.c turns the runs into medians, ratios and the
- * report.
+ * mthpctl bench redis: its results. bench_redis.c runs redis-server and
+ * redis-benchmark (one run per mode, cap and memory.high level) and fills
+ * them; bench_redis_report.c reads them into medians, ratios and the
+ * report, and calls nothing of the runner's.
  */
 #ifndef MTHPCTL_BENCH_REDIS_H
 #define MTHPCTL_BENCH_REDIS_H
@@ -62,18 +62,16 @@ struct redis_cell {		/* one mode at one level: medians */
 	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* medians */
 };
 
-struct redis_ctx {
+/* What the runner found besides the runs: the columns, the policies it
+ * could not attach, the rounds of each level. */
+struct redis_results {
 	struct bench_opts *o;
-	char tmpdir[64];
-	char port[16];
-	int ret;		/* first fatal exit code */
 	bool policy_skip;
 	char policy_note[512];
 	bool simple_skip;		/* the simple baseline was refused: why */
 	char simple_note[512];
 	int ncols;
 	char cap_names[BENCH_MAX_LIST][24];	/* "cap-16K" */
-	char cap_size[BENCH_MAX_LIST][24];	/* "16K" */
 	/* per memory.high level: its rounds, labelled with the level */
 	struct bench_rounds rounds[BENCH_MAX_LIST];
 	char level_names[BENCH_MAX_LIST][32];
@@ -87,7 +85,7 @@ static inline bool redis_is_static(int col)
 }
 
 /* "always", "never", "always+auto", "cap-16K" */
-static inline const char *redis_col_name(const struct redis_ctx *c, int col)
+static inline const char *redis_col_name(const struct redis_results *c, int col)
 {
 	if (col < BENCH_NR_MODES)
 		return bench_mode_name(col, c->o);
@@ -100,13 +98,13 @@ const char *redis_high_str(__u64 high, char *buf, size_t len);
 /* The cells (REDIS_MAX_COLS) of level l over its first rounds: medians,
  * spreads, ratios against always and the oracle. Returns the oracle
  * column or -1. */
-int redis_level_cells(const struct redis_ctx *c, struct redis_run *runs, int l, int rounds,
+int redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
 		      struct redis_cell *cells);
 
 /* Medians, ratios and the report (bench_report()) of runs (nr_high levels
  * x REDIS_MAX_COLS x REDIS_MAX_REPEATS); cells is room for nr_high x
  * REDIS_MAX_COLS. Returns the exit code. */
-int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
+int redis_report(const struct redis_results *c, struct redis_run *runs, struct redis_cell *cells,
 		 bool partial);
 
 #endif

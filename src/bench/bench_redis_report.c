@@ -111,7 +111,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 /* Per-round ratios of every column at one level against always and against
  * the oracle (the static column with the best median rps). Returns the
  * oracle column or -1. */
-static int level_ratios(const struct redis_ctx *c, int l, struct redis_run *runs, int repeats,
+static int level_ratios(const struct redis_results *c, int l, struct redis_run *runs, int repeats,
 			struct redis_cell *cells)
 {
 	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
@@ -137,7 +137,7 @@ static int level_ratios(const struct redis_ctx *c, int l, struct redis_run *runs
 	return best;
 }
 
-int redis_level_cells(const struct redis_ctx *c, struct redis_run *runs, int l, int rounds,
+int redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
 		      struct redis_cell *cells)
 {
 	int m;
@@ -193,7 +193,7 @@ static char *pmd_share(const struct bench_folios *pol, const struct bench_folios
 /* --settle: the folios of always and the policy that much after the end of
  * their runs (khugepaged collapses the ranges a policy faulted in small
  * folios), and the policy's PMD bytes against always's at both moments. */
-static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, int l)
+static void print_settled(const struct redis_results *c, struct redis_cell *cells, int l)
 {
 	struct redis_cell *al = &CELL(l, BENCH_ALWAYS), *pol = &CELL(l, BENCH_POLICY);
 	char d[32], s1[16], s2[16];
@@ -215,7 +215,7 @@ static void print_settled(const struct redis_ctx *c, struct redis_cell *cells, i
 
 /* --shipped: the folios and rps of redis as shipped (disable-thp yes)
  * beside the tuned run's, per column. */
-static void print_shipped(const struct redis_ctx *c, struct redis_cell *cells, int l)
+static void print_shipped(const struct redis_results *c, struct redis_cell *cells, int l)
 {
 	char name[64];
 	int m;
@@ -241,7 +241,7 @@ static void print_shipped(const struct redis_ctx *c, struct redis_cell *cells, i
 
 /* What the report of a redis run reads. */
 struct redis_report {
-	const struct redis_ctx *c;
+	const struct redis_results *c;
 	struct redis_cell *cells;	/* CELL(level, column) */
 	int oracle[BENCH_MAX_LIST];	/* per level: the oracle column or -1 */
 	char note[600];			/* "policy rows skipped: ..." */
@@ -266,14 +266,12 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	for (i = 0; i < o->nr_sizes; i++)
 		jw_u64(w, o->sizes[i]);
 	jw_arr_close(w);
-	jw_ku64(w, "bootstrap_resamples", BENCH_BOOT_RESAMPLES);
-	jw_ku64(w, "bootstrap_seed", BENCH_BOOT_SEED);
 }
 
 static void redis_json_body(struct jw *w, void *ctx)
 {
 	const struct redis_report *p = ctx;
-	const struct redis_ctx *c = p->c;
+	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
 	const int *oracle = p->oracle;
@@ -393,7 +391,7 @@ static void redis_text_headline(void *ctx)
 	char b1[32];
 
 	printf("%llu keys, %llu requests, %s values, %u clients, pipeline %u, %s, "
-	       "median [bootstrap 95%% interval]",
+	       "median [interval] coverage",
 	       (unsigned long long)o->keys, (unsigned long long)o->requests,
 	       mthpctl_format_size(o->value_size, b1, sizeof(b1)), o->clients, o->pipeline,
 	       o->bgsave ? "BGSAVE" : "noBGSAVE");
@@ -402,7 +400,7 @@ static void redis_text_headline(void *ctx)
 static void redis_text_body(void *ctx)
 {
 	const struct redis_report *p = ctx;
-	const struct redis_ctx *c = p->c;
+	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
 	const int *oracle = p->oracle;
@@ -417,14 +415,14 @@ static void redis_text_body(void *ctx)
 		const char *oname = oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : "-";
 
 		printf("\nmemory.high=%s (oracle: %s)\n", redis_high_str(o->high[l], b1, sizeof(b1)), oname);
-		printf("%-14s %-24s %-20s %-20s %-20s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
+		printf("%-14s %-28s %-26s %-26s %-26s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
 			char r[48], a[48], p50[48], p99[48];
 
 			if (!x->n)
 				continue;
-			printf("%-14s %-24s %-20s %-20s %-20s\n", redis_col_name(c, m),
+			printf("%-14s %-28s %-26s %-26s %-26s\n", redis_col_name(c, m),
 			       bench_spread_fmt(&x->s_rps, "%.0f", r, sizeof(r)),
 			       fmt_ms(&x->s_avg, a, sizeof(a)), fmt_ms(&x->s_p50, p50, sizeof(p50)),
 			       fmt_ms(&x->s_p99, p99, sizeof(p99)));
@@ -433,16 +431,12 @@ static void redis_text_body(void *ctx)
 		       "vs oracle (per round)");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
-			char ra[48], ro[48], t1[80], t2[80];
+			char t1[80], t2[80];
 
 			if (!x->n || (m == BENCH_ALWAYS && (int)m == oracle[l]))
 				continue;
-			snprintf(t1, sizeof(t1), "%s %s",
-				 bench_spread_fmt(&x->r_always, "%.3f", ra, sizeof(ra)),
-				 bench_verdict(&x->r_always));
-			snprintf(t2, sizeof(t2), "%s %s",
-				 bench_spread_fmt(&x->r_oracle, "%.3f", ro, sizeof(ro)),
-				 bench_verdict(&x->r_oracle));
+			bench_ratio_fmt(&x->r_always, "%.3f", t1, sizeof(t1));
+			bench_ratio_fmt(&x->r_oracle, "%.3f", t2, sizeof(t2));
 			printf("%-14s %-42s %-42s\n", redis_col_name(c, m), m == BENCH_ALWAYS ? "-" : t1,
 			       m == oracle[l] ? "-" : t2);
 		}
@@ -500,14 +494,13 @@ static void redis_text_body(void *ctx)
 			if (CELL(l, m).n)
 				print_counters_text(redis_col_name(c, m), &CELL(l, m).delta);
 	}
-	printf("\n(intervals: bootstrap 95%% of the median, %d resamples, fixed seed; ratios per "
-	       "interleaved round; \"not distinguishable\": the ratio's interval holds 1.0;\n"
-	       " oracle: the static setting (always, never, host, caps) with the best median rps; "
-	       "stall ms: memory.pressure full total; high ev: memory.events high)\n",
-	       BENCH_BOOT_RESAMPLES);
+	printf("\n(ratios per interleaved round; oracle: the static setting (always, never, "
+	       "host, caps) with the best median rps; stall ms: memory.pressure full total; "
+	       "high ev: memory.events high)\n");
+	bench_print_interval_legend();
 }
 
-int redis_report(const struct redis_ctx *c, struct redis_run *runs, struct redis_cell *cells,
+int redis_report(const struct redis_results *c, struct redis_run *runs, struct redis_cell *cells,
 		 bool partial)
 {
 	const struct bench_opts *o = c->o;

@@ -1,33 +1,19 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * mthpctl bench: reporting. Progress lines on stderr, the report frame that
- * every benchmark's result goes through (bench_report(): the JSON object on
+ * mthpctl bench: reporting. The report frame that every benchmark's result
+ * goes through (bench_report(): the JSON object on
  * stdout with -j or in --json-out FILE, the text tables on stdout otherwise,
  * the exit status of an interrupted run), and the JSON and text pieces the
  * benchmarks share (spreads, ratios, folio sizes, memory.stat deltas).
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "bench_common.h"
 #include "mthpctl.h"
-
-void bench_progress(const struct bench_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->quiet)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "bench: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static FILE *json_file;
 
@@ -246,8 +232,9 @@ static void json_spread_fields(struct jw *w, const struct bench_spread *s)
 	jw_kdouble(w, "median", s->median);
 	jw_kdouble(w, "min", s->min);
 	jw_kdouble(w, "max", s->max);
-	jw_kdouble(w, "ci95_lo", s->lo);
-	jw_kdouble(w, "ci95_hi", s->hi);
+	jw_kdouble(w, "lo", s->lo);
+	jw_kdouble(w, "hi", s->hi);
+	jw_kdouble(w, "coverage", s->coverage);
 	jw_ku64(w, "n", s->n);
 }
 
@@ -273,15 +260,23 @@ void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *
 	jw_key(w, key);
 	jw_obj_open(w);
 	json_spread_fields(w, s);
-	jw_kbool(w, "distinguishable", !bench_spread_contains(s, 1.0));
+	jw_kbool(w, "distinguishable", bench_spread_distinguishable(s, 1.0));
 	jw_obj_close(w);
 }
 
 const char *bench_verdict(const struct bench_spread *r)
 {
-	if (!r->n)
-		return "-";
-	return bench_spread_contains(r, 1.0) ? "not distinguishable" : "distinguishable";
+	return bench_verdict_name(bench_spread_verdict(r, 1.0));
+}
+
+void bench_print_interval_legend(void)
+{
+	printf("(median [interval] coverage: the interval is an order statistic on each side "
+	       "of the rounds' median, and the coverage the chance that it holds the true "
+	       "median, exact for any distribution (3 rounds: [min..max] at 75%%); a ratio is "
+	       "distinguishable from 1.0 only by an interval of %s or more; n.d.: such an "
+	       "interval holds 1.0; unranked: below %s, no ranking)\n",
+	       BENCH_COVERAGE_WANTED_STR, BENCH_COVERAGE_WANTED_STR);
 }
 
 void bench_json_folios(struct jw *w, const struct bench_folios *f)

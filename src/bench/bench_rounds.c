@@ -85,7 +85,7 @@ const char *bench_rounds_width_str(const struct bench_rounds_widest *w, char *bu
 	if (w->pct < 0)
 		snprintf(buf, len, "-");
 	else if (isinf(w->pct))
-		snprintf(buf, len, "unknown");
+		snprintf(buf, len, "below %s coverage", BENCH_COVERAGE_WANTED_STR);
 	else
 		snprintf(buf, len, "%.1f%%", w->pct);
 	return buf;

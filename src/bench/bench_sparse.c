@@ -273,7 +273,7 @@ static void sp_text_body(void *ctx)
 	       "mTHP allocs");
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		double pn = bench_pct(p->cur[m], p->cur[BENCH_NEVER]);
-		char c1[16], s1[32], s2[32], t[64], rr[64], r2[96];
+		char c1[16], s1[32], s2[32], t[64], r2[96];
 
 		if (!p->n[m])
 			continue;
@@ -283,10 +283,7 @@ static void sp_text_body(void *ctx)
 		if (m == BENCH_ALWAYS)
 			snprintf(r2, sizeof(r2), "-");
 		else
-			snprintf(r2, sizeof(r2), "%s %s",
-				 bench_spread_fmt(&p->r_lt[m], "%.3f", rr, sizeof(rr)),
-				 p->r_lt[m].n > 1 && bench_spread_contains(&p->r_lt[m], 1.0) ?
-				 "(n.d.)" : "");
+			bench_ratio_fmt(&p->r_lt[m], "%.3f", r2, sizeof(r2));
 		printf("%-14s %14s %14s %9s %-22s %-32s %12llu\n", bench_mode_name(m, o), s1,
 		       s2, c1, bench_spread_fmt(&p->s_lt[m], "%.2f", t, sizeof(t)), r2,
 		       (unsigned long long)p->alloc[m]);
@@ -301,8 +298,8 @@ static void sp_text_body(void *ctx)
 	for (m = 0; m < BENCH_NR_MODES; m++)
 		if (p->n[m])
 			bench_print_memstat(bench_mode_name(m, o), &p->msm[m]);
-	printf("(large s: median [bootstrap 95%% interval]; n.d.: not distinguishable, the "
-	       "per-round ratio's interval holds 1.0)\n");
+	printf("(large s: the large processes' time)\n");
+	bench_print_interval_legend();
 }
 
 /* The runs so far: one benchmark at a time. */

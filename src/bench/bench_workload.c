@@ -284,7 +284,7 @@ static void wl_text_headline(void *ctx)
 	const struct wl_report *p = ctx;
 
 	p->k->headline(p->o);
-	printf(", median of %u rounds [bootstrap 95%% interval]", p->rounds->started);
+	printf(", median of %u rounds [interval] coverage", p->rounds->started);
 }
 
 static void wl_text_body(void *ctx)
@@ -305,7 +305,7 @@ static void wl_text_body(void *ctx)
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		const struct wl_mode *x = &p->m[m];
 		double pn = bench_pct(x->peak.median, p->m[BENCH_NEVER].peak.median);
-		char t[64], f[48], tt[112], r[64], rr[96], pk[64], pc[16];
+		char t[64], f[48], tt[112], rr[96], pk[64], pc[16];
 		struct bench_spread mib = x->peak;
 
 		if (!x->n)
@@ -321,10 +321,7 @@ static void wl_text_body(void *ctx)
 		if (m == p->oracle)
 			snprintf(rr, sizeof(rr), "-");
 		else
-			snprintf(rr, sizeof(rr), "%s %s",
-				 bench_spread_fmt(&x->speed_vs_oracle, "%.3f", r, sizeof(r)),
-				 x->speed_vs_oracle.n > 1 &&
-				 bench_spread_contains(&x->speed_vs_oracle, 1.0) ? "(n.d.)" : "");
+			bench_ratio_fmt(&x->speed_vs_oracle, "%.3f", rr, sizeof(rr));
 		mib.median /= 1048576;
 		mib.min /= 1048576;
 		mib.max /= 1048576;
@@ -347,7 +344,7 @@ static void wl_text_body(void *ctx)
 	if (gups)
 		printf("(under TCG the emulator's soft TLB does not reward large folios: the time "
 		       "shows faults and zeroing, the folio sizes what a hardware TLB would gain)\n");
-	printf("(n.d.: not distinguishable, the per-round ratio's interval holds 1.0)\n");
+	bench_print_interval_legend();
 }
 
 /* The runs so far, their medians and per-round ratios: one benchmark at

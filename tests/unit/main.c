@@ -14,6 +14,7 @@ int main(void)
 	failed += run_policy_tests();
 	failed += run_bench_tests();
 	failed += run_bench_rounds_tests();
+	failed += run_interval_tests();
 	failed += run_status_tests();
 	failed += run_needs_tests();
 	failed += run_apply_tests();

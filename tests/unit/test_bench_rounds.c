@@ -64,8 +64,10 @@ static void time_cap(void **state)
 
 static void widest(void **state)
 {
-	struct bench_spread a = { .n = 5, .median = 1.0, .lo = 0.98, .hi = 1.02 };
-	struct bench_spread b = { .n = 5, .median = 0.5, .lo = 0.45, .hi = 0.55 };
+	struct bench_spread a = { .n = 6, .median = 1.0, .lo = 0.98, .hi = 1.02, .coverage = 0.97 };
+	struct bench_spread b = { .n = 6, .median = 0.5, .lo = 0.45, .hi = 0.55, .coverage = 0.97 };
+	/* narrow, but 3 rounds: [min..max] at 75% */
+	struct bench_spread few = { .n = 3, .median = 1.0, .lo = 0.99, .hi = 1.01, .coverage = 0.75 };
 	struct bench_spread one = { .n = 1, .median = 1.0, .lo = NAN, .hi = NAN };
 	struct bench_spread none = { .n = 0, .median = NAN, .lo = NAN, .hi = NAN };
 	struct bench_rounds_widest w;
@@ -84,12 +86,19 @@ static void widest(void **state)
 	bench_rounds_widest_note(&w, "a again", &a);
 	assert_string_equal(w.name, "b");
 	assert_true(fabs(w.pct - 20) < 1e-9);
+	/* short of 95%: not converged, however narrow */
+	bench_rounds_widest_note(&w, "few", &few);
+	assert_string_equal(w.name, "few");
+	assert_true(isinf(w.pct));
+	bench_rounds_widest_reset(&w);
 	bench_rounds_widest_note(&w, "one", &one);
 	assert_string_equal(w.name, "one");
 	assert_true(isinf(w.pct));
-	/* a real bootstrap interval: finite, and what the rule reads */
+	/* a real interval of 7 rounds: finite, and what the rule reads */
+	bench_rounds_widest_reset(&w);
 	bench_spread(v, 7, &s);
-	assert_true(isfinite(bench_spread_width_pct(&s)) && bench_spread_width_pct(&s) > 0);
+	bench_rounds_widest_note(&w, "seven", &s);
+	assert_true(isfinite(w.pct) && w.pct > 0);
 }
 
 static void pct(void **state)

@@ -15,6 +15,7 @@ int run_pin_tests(void);
 int run_policy_tests(void);
 int run_bench_tests(void);
 int run_bench_rounds_tests(void);
+int run_interval_tests(void);
 int run_status_tests(void);
 int run_needs_tests(void);
 int run_apply_tests(void);

@@ -38,8 +38,10 @@ type Config struct {
 	// Default is the spec of pods without the annotation ("" or
 	// "none": no policy).
 	Default string `json:"default"`
-	// Annotation is the pod annotation read (mthpctl.io/policy), with
-	// its scopes KEY/pod and KEY/container.NAME.
+	// Annotation is the pod annotation read (mthpctl.io/policy); its
+	// scopes are NAME.PREFIX/pod and NAME.PREFIX/container.CTR
+	// (policy.mthpctl.io/pod, policy.mthpctl.io/container.CTR), keys
+	// with one slash as Kubernetes requires (annotationKeys).
 	Annotation string `json:"annotation"`
 	// CgroupRoot is the cgroup2 mount (/sys/fs/cgroup).
 	CgroupRoot string `json:"cgroupRoot"`
@@ -91,14 +93,16 @@ type podRef struct {
 // own cgroup.
 type target struct {
 	cgroup   string
-	ref      podRef          // names for logs and metrics
-	users    map[string]bool // "sandbox:ID" or "container:ID" that use it
-	want     *Spec           // nil: no policy
-	wantText string          // what want came from, for messages
-	attached *Params         // nil: nothing attached (as far as known)
-	id       uint64          // cgroup id, once attached (detach after removal)
-	reported string          // a refused spec already logged
-	failed   string          // the reason of the last failure ("" after success)
+	ref      podRef            // names for logs and metrics
+	users    map[string]bool   // "sandbox:ID" or "container:ID" that use it
+	want     *Spec             // nil: no policy
+	wantText string            // what want came from, for messages
+	wantKey  string            // the annotation key of want, for messages
+	attached *Params           // nil: nothing attached (as far as known)
+	id       uint64            // cgroup id, once attached (detach after removal)
+	reported string            // a refused spec already logged
+	oldKeys  map[string]string // annotations of the old two-slash form logged: key -> value
+	failed   string            // the reason of the last failure ("" after success)
 	retries  int
 }
 
@@ -162,6 +166,9 @@ func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p := &Plugin{cfg: cfg, backend: b, log: logger, sandboxes: map[string]*sandbox{},
 		targets: map[string]*target{}, dirty: map[string]bool{}, goneIDs: map[uint64]bool{},
 		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{}}
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
 	if err := p.setDefault(cfg.Default); err != nil {
 		return nil, err
 	}
@@ -169,6 +176,12 @@ func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p.stop = cancel
 	go p.worker(ctx)
 	return p, nil
+}
+
+// checkConfig refuses what would fail every pod later: annotation keys
+// Kubernetes does not accept.
+func checkConfig(cfg Config) error {
+	return checkAnnotationKey(cfg.Annotation)
 }
 
 // Close stops the worker (tests; the plugin's process just exits).
@@ -210,17 +223,17 @@ func (p *Plugin) countError(t *target, reason string) {
 	t.failed = reason
 }
 
-// annotation finds the spec text of a scope: the pod's (KEY/pod, then
-// KEY) or a container's own (KEY/container.NAME only: a container without
-// one runs under its pod's policy).
+// annotation finds the spec text of a scope: the pod's (SCOPE/pod, then
+// KEY) or a container's own (SCOPE/container.NAME only: a container
+// without one runs under its pod's policy).
 func (p *Plugin) annotation(ann map[string]string, container string) (string, string, bool) {
 	key := p.cfg.Annotation
 	if container != "" {
-		k := key + "/container." + container
+		k := containerKey(key, container)
 		v, ok := ann[k]
 		return k, v, ok
 	}
-	for _, k := range []string{key + "/pod", key} {
+	for _, k := range []string{podKey(key), key} {
 		if v, ok := ann[k]; ok {
 			return k, v, true
 		}
@@ -228,11 +241,49 @@ func (p *Plugin) annotation(ann map[string]string, container string) (string, st
 	return key, "", false
 }
 
+// refuseOldKeys logs (once for each key and value, counted as an
+// annotation error) the keys of the scopes' first form, KEY/pod and
+// KEY/container.NAME, which have two slashes: the API server refuses such
+// a pod, and the plugin does not read them. The line names the key to
+// write instead.
+func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) {
+	key := p.cfg.Annotation
+	for _, k := range sortedKeys(ann) {
+		rest, ok := strings.CutPrefix(k, key+"/")
+		if !ok {
+			continue
+		}
+		var instead string
+		switch {
+		case rest == "pod":
+			instead = podKey(key)
+		case strings.HasPrefix(rest, "container."):
+			instead = containerKey(key, strings.TrimPrefix(rest, "container."))
+		default:
+			continue
+		}
+		if t.oldKeys == nil {
+			t.oldKeys = map[string]string{}
+		}
+		if r, seen := t.oldKeys[k]; seen && r == ann[k] {
+			continue
+		}
+		t.oldKeys[k] = ann[k]
+		p.errors[reasonAnnotation]++
+		p.logf("pod %s: annotation %s=%q ignored: Kubernetes refuses a key with two slashes; write %s",
+			t.name(), k, ann[k], instead)
+	}
+}
+
 // desire sets t.want from the annotation of its scope or, for a pod
 // cgroup, the node default. A malformed annotation is logged once, with
 // its fix, counted, and the fallback used.
 func (p *Plugin) desire(t *target, ann map[string]string) {
+	if t.ref.container == "" {
+		p.refuseOldKeys(t, ann)
+	}
 	key, v, ok := p.annotation(ann, t.ref.container)
+	t.wantKey = key
 	v = strings.TrimSpace(v)
 	fallback, fallbackText := p.def, "node default"
 	if t.ref.container != "" {
@@ -590,7 +641,7 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 			t.reported = spec
 			p.countError(t, reasonAnnotation)
 			p.logf("pod %s: annotation %s=%q refused by mthpctl: %s; %s",
-				t.name(), p.cfg.Annotation, spec, err.(*ExitError).Msg, p.runsWith(t))
+				t.name(), t.wantKey, spec, err.(*ExitError).Msg, p.runsWith(t))
 		}
 		if t.ref.container != "" {
 			t.want, t.wantText = nil, "the pod's policy"
@@ -702,6 +753,9 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	}
 	cfg := p.cfg
 	if err := parseConfig([]byte(config), &cfg); err != nil {
+		return 0, err
+	}
+	if err := checkConfig(cfg); err != nil {
 		return 0, err
 	}
 	if err := p.setDefault(cfg.Default); err != nil {

@@ -423,16 +423,16 @@ func TestSimpleNotReplacedAtSync(t *testing.T) {
 	}
 }
 
-// Finding 9: KEY/container.NAME gives a container's own cgroup a policy
+// Finding 9: SCOPE/container.NAME gives a container's own cgroup a policy
 // at StartContainer; its pod cgroup and the other containers' keep
-// theirs (KEY/pod here); the container's stop detaches it.
+// theirs (SCOPE/pod here); the container's stop detaches it.
 func TestPerContainerPolicy(t *testing.T) {
 	f := newFakeBackend()
 	b := newBench(t, f, Config{})
 	pod := b.newPod(54, map[string]string{
-		"mthpctl.io/policy/pod":           "never",
-		"mthpctl.io/policy/container.db":  "fixed max-size=2M",
-		"mthpctl.io/policy/container.bad": "fixed",
+		"policy.mthpctl.io/pod":           "never",
+		"policy.mthpctl.io/container.db":  "fixed max-size=2M",
+		"policy.mthpctl.io/container.bad": "fixed",
 	}, true)
 	b.run(pod)
 	db := b.create(pod, "db")
@@ -444,7 +444,7 @@ func TestPerContainerPolicy(t *testing.T) {
 	}
 	dbDir := systemdPodDir(54) + "/cri-containerd-" + db.Id + ".scope"
 	b.wantState(dbDir + "=fixed:2097152 " + systemdPodDir(54) + "=never")
-	if l := b.log.lines("mthpctl.io/policy/container.bad"); len(l) != 1 ||
+	if l := b.log.lines("policy.mthpctl.io/container.bad"); len(l) != 1 ||
 		!strings.Contains(l[0], "the container runs with its pod's policy") {
 		t.Fatalf("want one line for the bad container's annotation, log:\n%s", b.log)
 	}
@@ -452,4 +452,38 @@ func TestPerContainerPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.wantState(systemdPodDir(54) + "=never")
+}
+
+// Issue 45, item 1: the keys of the first form, KEY/pod and
+// KEY/container.NAME, have two slashes and Kubernetes refuses them: the
+// plugin does not read them; one line for each names the key to write
+// instead, each counted once as an annotation error (not again at the
+// next event); the pod runs with the node default.
+func TestOldAnnotationKeysRefused(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{Default: "auto"})
+	pod := b.newPod(55, map[string]string{
+		"mthpctl.io/policy/pod":          "never",
+		"mthpctl.io/policy/container.db": "fixed max-size=2M",
+	}, true)
+	b.run(pod)
+	db := b.create(pod, "db")
+	b.mkdir(systemdPodDir(55) + "/cri-containerd-" + db.Id + ".scope")
+	b.start(pod, db)
+	b.wantState(systemdPodDir(55) + "=auto")
+	b.create(pod, "web")
+	b.wantState(systemdPodDir(55) + "=auto")
+	for k, instead := range map[string]string{
+		"mthpctl.io/policy/pod":          "write policy.mthpctl.io/pod",
+		"mthpctl.io/policy/container.db": "write policy.mthpctl.io/container.db",
+	} {
+		l := b.log.lines(k + "=")
+		if len(l) != 1 || !strings.Contains(l[0], instead) || !strings.Contains(l[0], "two slashes") {
+			t.Errorf("want one line for %s naming the fix %q, log:\n%s", k, instead, b.log)
+		}
+	}
+	if n := b.plugin.state().errors[reasonAnnotation]; n != 2 {
+		t.Errorf("annotation errors counted: %d, want 2", n)
+	}
+	t.Log(b.log.lines("two slashes"))
 }

@@ -292,7 +292,7 @@ t_metrics() {
 # A container's own annotation: only its cgroup gets the policy.
 t_per_container() {
 	local big small lb ls
-	run_pod split 3 '{"mthpctl.io/policy/container.big": "fixed max-size=2M"}' big small ||
+	run_pod split 3 '{"policy.mthpctl.io/container.big": "fixed max-size=2M"}' big small ||
 		fail "pod split did not start" || return 1
 	big=$(pod_cgroup 3)/${ctr_ids[split/big]}
 	small=$(pod_cgroup 3)/${ctr_ids[split/small]}
@@ -306,20 +306,26 @@ t_per_container() {
 	note "big: $(grep -o 'o9=[0-9]*' <<<"$lb"); small: $(grep -o 'max_order=[0-9]*' <<<"$ls"); only $big attached"
 }
 
-# A malformed annotation: the pod runs, one log line, an error metric.
+# A malformed annotation, and a key of the old two-slash form (which
+# crictl passes and the API server would refuse): the pod runs, one log
+# line each, an error metric.
 t_malformed() {
 	local st lines m
-	run_pod malformed 4 '{"mthpctl.io/policy": "fixed"}' app || fail "pod malformed did not start" || return 1
+	run_pod malformed 4 '{"mthpctl.io/policy": "fixed", "mthpctl.io/policy/container.app": "never"}' app ||
+		fail "pod malformed did not start" || return 1
 	st=$(cri inspect -o json "${ctr_ids[malformed/app]}" | jq -r .status.state)
 	[ "$st" = CONTAINER_RUNNING ] || fail "the container is $st" || return 1
 	lines=$(plugin_log | grep -c 'mthpctl.io/policy="fixed"')
 	[ "$lines" = 1 ] || fail "$lines log lines about the annotation, want 1" || return 1
+	lines=$(plugin_log | grep -c 'mthpctl.io/policy/container.app="never" ignored: .* write policy.mthpctl.io/container.app')
+	[ "$lines" = 1 ] || fail "$lines log lines about the old key, want 1" || return 1
 	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
-	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 1$' <<<"$m" ||
-		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 1: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
+	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 2$' <<<"$m" ||
+		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 2: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
 		return 1
 	remove_pod "${sb_of[malformed]}"
 	note "$(plugin_log | grep 'mthpctl.io/policy="fixed"' | cut -c1-160)"
+	note "$(plugin_log | grep 'two slashes' | cut -c1-160)"
 }
 
 # Pod stop + remove: no policy, no pins left.

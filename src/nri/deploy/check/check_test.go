@@ -71,6 +71,24 @@ func valueSets() []map[string]any {
 
 func render(t *testing.T, vals map[string]any) []byte {
 	t.Helper()
+	out := renderAll(t, vals)
+	var names []string
+	for n := range out {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var all bytes.Buffer
+	for _, n := range names {
+		if strings.HasSuffix(n, ".yaml") {
+			fmt.Fprintf(&all, "---\n# %s\n%s\n", n, out[n])
+		}
+	}
+	return all.Bytes()
+}
+
+// renderAll is every template rendered, by name (NOTES.txt too).
+func renderAll(t *testing.T, vals map[string]any) map[string]string {
+	t.Helper()
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,18 +103,29 @@ func render(t *testing.T, vals map[string]any) []byte {
 	if err != nil {
 		t.Fatalf("render (values %v): %v", vals, err)
 	}
-	var names []string
-	for n := range out {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var all bytes.Buffer
-	for _, n := range names {
-		if strings.HasSuffix(n, ".yaml") {
-			fmt.Fprintf(&all, "---\n# %s\n%s\n", n, out[n])
+	return out
+}
+
+// NOTES.txt names the annotation's scopes with the keys the plugin reads
+// (one slash each), for the default key and another one.
+func TestNotes(t *testing.T) {
+	for key, want := range map[string][]string{
+		"mthpctl.io/policy": {"mthpctl.io/policy: \"fixed max-size=64K\"", "policy.mthpctl.io/pod",
+			"policy.mthpctl.io/container.NAME"},
+		"example.com/mthp": {"example.com/mthp: \"fixed", "mthp.example.com/pod", "mthp.example.com/container.NAME"},
+	} {
+		var notes string
+		for n, s := range renderAll(t, map[string]any{"annotation": key}) {
+			if strings.HasSuffix(n, "NOTES.txt") {
+				notes = s
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("annotation %s: NOTES.txt lacks %q:\n%s", key, w, notes)
+			}
 		}
 	}
-	return all.Bytes()
 }
 
 type objects struct {

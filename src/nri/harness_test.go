@@ -36,6 +36,7 @@ type fakeBackend struct {
 	calls       []string          // "attach CG SPEC [replace]", "detach CG", "detach-id N", "status"
 	delay       time.Duration     // each attach takes this long (a verifier's load)
 	unsupported bool              // the kernel has no bpf_mthp_ops
+	samples     map[string]string // cgroup -> its sample_cgroup in status
 }
 
 func newFakeBackend() *fakeBackend {
@@ -113,6 +114,9 @@ func (f *fakeBackend) Status(context.Context) (StatusReport, error) {
 			AllowedSizesKB: []uint64{4, 16, 64}}
 		if _, err := os.Stat(cg); err != nil {
 			pol.Cgroup = nil // removed
+		}
+		if sc, ok := f.samples[cg]; ok {
+			pol.SampleCgroup = &sc
 		}
 		pol.Params.WindowNs, pol.Params.ThresholdNs = p.WindowNs, p.ThresholdNs
 		pol.Params.MinUsageBytes, pol.Params.MaxSizeBytes = p.MinUsageBytes, p.MaxSizeBytes

@@ -37,6 +37,7 @@ type fakeBackend struct {
 	delay       time.Duration     // each attach takes this long (a verifier's load)
 	unsupported bool              // the kernel has no bpf_mthp_ops
 	samples     map[string]string // cgroup -> its sample_cgroup in status
+	failAttach  error             // each attach fails with it
 }
 
 func newFakeBackend() *fakeBackend {
@@ -58,6 +59,9 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 	if f.unsupported {
 		return &ExitError{Code: ExitUnsupported, Msg: "the kernel has no bpf_mthp_ops"}
 	}
+	if f.failAttach != nil {
+		return f.failAttach
+	}
 	if st, err := os.Stat(cg); err != nil || !st.IsDir() {
 		return &ExitError{Code: ExitCgroup, Msg: cg + " does not exist"}
 	}
@@ -67,9 +71,41 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 	if _, ok := f.pols[cg]; ok && !replace {
 		return &ExitError{Code: ExitState, Msg: cg + " has a policy already (--replace swaps it)"}
 	}
-	f.pols[cg] = s.Params()
+	f.pols[cg] = statusParams(s)
 	f.ids[cg] = cgroupID(cg)
 	return nil
+}
+
+// statusParams is what mthpctl status -j reports of a policy attached
+// with spec (mthpctl-status(8), mthpctl_params_json): the fake's own
+// account of it, not the plugin's Spec.Params, so that a test of the
+// plugin's comparison can fail. attach's defaults: window 1s and
+// threshold 100ms for auto and simple, min-usage 16M for auto.
+func statusParams(s Spec) Params {
+	p := Params{Policy: s.Policy}
+	opt := func(name string, def uint64, parse func(string) (uint64, error)) *uint64 {
+		v, ok := s.Opts[name]
+		if !ok {
+			return &def
+		}
+		n, err := parse(v)
+		if err != nil {
+			panic(fmt.Sprintf("fake mthpctl: %s=%s: %v", name, v, err))
+		}
+		return &n
+	}
+	switch s.Policy {
+	case "auto":
+		p.MinUsageBytes = opt("min-usage", 16<<20, parseSize)
+		fallthrough
+	case "simple":
+		p.WindowNs = opt("window", 1_000_000_000, parseDuration)
+		p.ThresholdNs = opt("threshold", 100_000_000, parseDuration)
+	}
+	if _, ok := s.Opts["max-size"]; ok {
+		p.MaxSizeBytes = opt("max-size", 0, parseSize)
+	}
+	return p
 }
 
 func (f *fakeBackend) Detach(_ context.Context, cg string) error {

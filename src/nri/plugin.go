@@ -93,17 +93,25 @@ type podRef struct {
 // own cgroup.
 type target struct {
 	cgroup   string
-	ref      podRef            // names for logs and metrics
-	users    map[string]bool   // "sandbox:ID" or "container:ID" that use it
-	want     *Spec             // nil: no policy
-	wantText string            // what want came from, for messages
-	wantKey  string            // the annotation key of want, for messages
-	attached *Params           // nil: nothing attached (as far as known)
-	id       uint64            // cgroup id, once attached (detach after removal)
-	reported string            // a refused spec already logged
-	oldKeys  map[string]string // annotations of the old two-slash form logged: key -> value
-	failed   string            // the reason of the last failure ("" after success)
-	retries  int
+	ref      podRef          // names for logs and metrics
+	users    map[string]bool // "sandbox:ID" or "container:ID" that use it
+	want     *Spec           // nil: no policy
+	wantText string          // what want came from, for messages
+	wantKey  string          // the annotation key of want, for messages
+	attached *Params         // nil: nothing attached (as far as known)
+	id       uint64          // cgroup id, once attached (detach after removal)
+	reported string          // a refused spec already logged
+	// a cgroup mthpctl refused already logged
+	reportedCgroup bool
+	// refused: the reason ("annotation") while the scope's annotation is
+	// refused (malformed, refused by mthpctl, or only in the old
+	// two-slash form) and the fallback applies; cleared when it is
+	// fixed, removed or none
+	refused        string
+	mthpctlRefused string            // the spec mthpctl refused (exit 1): not tried again
+	oldKeys        map[string]string // annotations of the old two-slash form logged: key -> value
+	failed         string            // the reason of the last failure ("" after success)
+	retries        int
 }
 
 func (t *target) name() string {
@@ -124,7 +132,8 @@ type sandbox struct {
 	cgroup                   string // the pod cgroup ("" until known)
 	ann                      map[string]string
 	containers               map[string]ctrInfo
-	reported                 string // a refused cgroup already logged
+	reported                 string          // a refused cgroup already logged
+	ctrReported              map[string]bool // containers (by id) whose missing cgroup was logged
 }
 
 // Plugin holds the sandboxes it has seen, the cgroups they use and what
@@ -149,11 +158,15 @@ type Plugin struct {
 	gone        uint64 // policies of removed cgroups seen at the last resync
 	// ids of cgroups the plugin attached to: their pins are removed
 	// once the cgroup is gone (detach --cgroup-id)
-	goneIDs   map[uint64]bool
-	errors    map[string]uint64
-	supported *bool // the kernel has bpf_mthp_ops (nil: not known yet)
-	connected bool
-	stop      context.CancelFunc
+	goneIDs map[uint64]bool
+	// during a Synchronize, the state before it: what was logged and
+	// counted of a pod is not logged and counted again at a reconnect
+	prevTargets   map[string]*target
+	prevSandboxes map[string]*sandbox
+	errors        map[string]uint64
+	supported     *bool // the kernel has bpf_mthp_ops (nil: not known yet)
+	connected     bool
+	stop          context.CancelFunc
 	// Synced, if set, is called when the worker has done what a
 	// Synchronize asked (tests).
 	Synced func()
@@ -178,9 +191,22 @@ func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	return p, nil
 }
 
+// minTimeoutMs is the least timeoutMs: 0 or less would let an mthpctl
+// that never returns hold the worker, and with it every pod's attach,
+// for ever; below a second a verifier's load on a busy node fails.
+const minTimeoutMs = 1000
+
 // checkConfig refuses what would fail every pod later: annotation keys
-// Kubernetes does not accept.
+// Kubernetes does not accept, a command timeout that is none or too
+// short, a negative hook wait.
 func checkConfig(cfg Config) error {
+	if cfg.TimeoutMs < minTimeoutMs {
+		return fmt.Errorf("timeoutMs %d: give at least %d (the time one mthpctl command may take "+
+			"before it is killed; 0 would let a stuck one hold every attach)", cfg.TimeoutMs, minTimeoutMs)
+	}
+	if cfg.HookWaitMs < 0 {
+		return fmt.Errorf("hookWaitMs %d: give 0 or more", cfg.HookWaitMs)
+	}
 	return checkAnnotationKey(cfg.Annotation)
 }
 
@@ -245,9 +271,10 @@ func (p *Plugin) annotation(ann map[string]string, container string) (string, st
 // annotation error) the keys of the scopes' first form, KEY/pod and
 // KEY/container.NAME, which have two slashes: the API server refuses such
 // a pod, and the plugin does not read them. The line names the key to
-// write instead.
-func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) {
+// write instead. It says whether the pod scope's old key is among them.
+func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) bool {
 	key := p.cfg.Annotation
+	pod := false
 	for _, k := range sortedKeys(ann) {
 		rest, ok := strings.CutPrefix(k, key+"/")
 		if !ok {
@@ -256,7 +283,7 @@ func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) {
 		var instead string
 		switch {
 		case rest == "pod":
-			instead = podKey(key)
+			instead, pod = podKey(key), true
 		case strings.HasPrefix(rest, "container."):
 			instead = containerKey(key, strings.TrimPrefix(rest, "container."))
 		default:
@@ -273,14 +300,16 @@ func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) {
 		p.logf("pod %s: annotation %s=%q ignored: Kubernetes refuses a key with two slashes; write %s",
 			t.name(), k, ann[k], instead)
 	}
+	return pod
 }
 
 // desire sets t.want from the annotation of its scope or, for a pod
 // cgroup, the node default. A malformed annotation is logged once, with
 // its fix, counted, and the fallback used.
 func (p *Plugin) desire(t *target, ann map[string]string) {
+	oldPod := false
 	if t.ref.container == "" {
-		p.refuseOldKeys(t, ann)
+		oldPod = p.refuseOldKeys(t, ann)
 	}
 	key, v, ok := p.annotation(ann, t.ref.container)
 	t.wantKey = key
@@ -289,18 +318,37 @@ func (p *Plugin) desire(t *target, ann map[string]string) {
 	if t.ref.container != "" {
 		fallback, fallbackText = nil, "the pod's policy"
 	}
+	defer func() {
+		if t.want == nil {
+			// no attach to come: an earlier failure is no more
+			t.failed = ""
+		}
+	}()
 	switch {
 	case !ok:
 		t.want, t.wantText = fallback, fallbackText
+		t.refused = ""
+		if oldPod {
+			t.refused = reasonAnnotation
+		}
 	case v == "none":
 		t.want, t.wantText = nil, "annotation"
+		t.refused = ""
 	default:
 		s, err := ParseSpec(v)
+		if err == nil && s.String() == t.mthpctlRefused {
+			// refused by mthpctl before: the fallback, without asking again
+			t.want, t.wantText = fallback, fallbackText
+			t.refused = reasonAnnotation
+			return
+		}
 		if err == nil {
 			t.want, t.wantText = &s, "annotation"
+			t.refused = ""
 			return
 		}
 		t.want, t.wantText = fallback, fallbackText
+		t.refused = reasonAnnotation
 		if t.reported != v {
 			t.reported = v
 			p.countError(t, reasonAnnotation)
@@ -314,6 +362,10 @@ func (p *Plugin) use(cg, user string, ref podRef, ann map[string]string) *target
 	t := p.targets[cg]
 	if t == nil {
 		t = &target{cgroup: cg, users: map[string]bool{}}
+		if o := p.prevTargets[cg]; o != nil {
+			t.reported, t.reportedCgroup, t.oldKeys = o.reported, o.reportedCgroup, o.oldKeys
+			t.failed, t.mthpctlRefused = o.failed, o.mthpctlRefused
+		}
 		p.targets[cg] = t
 	}
 	t.users[user] = true
@@ -349,7 +401,10 @@ func (p *Plugin) kick() {
 func (p *Plugin) upsert(pod *api.PodSandbox) *sandbox {
 	sb := p.sandboxes[pod.GetId()]
 	if sb == nil {
-		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}}
+		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}, ctrReported: map[string]bool{}}
+		if o := p.prevSandboxes[pod.GetId()]; o != nil {
+			sb.reported, sb.ctrReported = o.reported, o.ctrReported
+		}
 		p.sandboxes[pod.GetId()] = sb
 	}
 	sb.namespace, sb.name, sb.uid, sb.ann = pod.GetNamespace(), pod.GetName(), pod.GetUid(), pod.GetAnnotations()
@@ -409,9 +464,12 @@ func (p *Plugin) useContainer(sb *sandbox, ctrID string, ci ctrInfo) {
 	}
 	ref := podRef{namespace: sb.namespace, pod: sb.name, container: ci.name}
 	if ci.cgroup == "" {
-		t := &target{ref: ref}
-		p.countError(t, reasonCgroup)
-		p.logf("pod %s: no cgroup of its own below the pod's: no policy of its own", t.name())
+		if !sb.ctrReported[ctrID] {
+			sb.ctrReported[ctrID] = true
+			t := &target{ref: ref}
+			p.countError(t, reasonCgroup)
+			p.logf("pod %s: no cgroup of its own below the pod's: no policy of its own", t.name())
+		}
 		return
 	}
 	p.use(ci.cgroup, "container:"+ctrID, ref, sb.ann)
@@ -630,8 +688,8 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 	case code == ExitCgroup:
 		// not created yet: the next event of its pod tries again; a
 		// directory that exists and is refused is worth a line
-		if _, serr := os.Stat(t.cgroup); serr == nil && t.reported != "cgroup" {
-			t.reported = "cgroup"
+		if _, serr := os.Stat(t.cgroup); serr == nil && !t.reportedCgroup {
+			t.reportedCgroup = true
 			p.countError(t, reasonCgroup)
 			p.logf("pod %s: cannot attach to %s: %s", t.name(), t.cgroup, err.(*ExitError).Msg)
 		}
@@ -643,6 +701,7 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 			p.logf("pod %s: annotation %s=%q refused by mthpctl: %s; %s",
 				t.name(), t.wantKey, spec, err.(*ExitError).Msg, p.runsWith(t))
 		}
+		t.mthpctlRefused, t.refused = spec, reasonAnnotation
 		if t.ref.container != "" {
 			t.want, t.wantText = nil, "the pod's policy"
 		} else {
@@ -779,6 +838,8 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 			p.goneIDs[t.id] = true
 		}
 	}
+	p.prevTargets, p.prevSandboxes = p.targets, p.sandboxes
+	defer func() { p.prevTargets, p.prevSandboxes = nil, nil }()
 	p.sandboxes, p.targets, p.dirty = map[string]*sandbox{}, map[string]*target{}, map[string]bool{}
 	for _, pod := range pods {
 		p.upsert(pod)
@@ -851,6 +912,7 @@ func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 	p.releaseContainer(pod.GetId(), ctr.GetId())
 	if sb := p.sandboxes[pod.GetId()]; sb != nil {
 		delete(sb.containers, ctr.GetId())
+		delete(sb.ctrReported, ctr.GetId())
 	}
 	return nil
 }
@@ -919,7 +981,12 @@ func (p *Plugin) state() pluginState {
 		s.errors[k] = v
 	}
 	for _, t := range p.targets {
-		if t.failed != "" && len(t.users) > 0 {
+		if len(t.users) == 0 {
+			continue
+		}
+		if t.refused != "" {
+			s.failing[t.ref] = t.refused
+		} else if t.failed != "" {
 			s.failing[t.ref] = t.failed
 		}
 	}

@@ -125,6 +125,13 @@ func TestNotes(t *testing.T) {
 				t.Errorf("annotation %s: NOTES.txt lacks %q:\n%s", key, w, notes)
 			}
 		}
+		// the DaemonSet runs only on labelled nodes: NOTES.txt says so
+		// and how to label one
+		if strings.Contains(notes, "every node") ||
+			!strings.Contains(notes, "kubectl label node NODE mthpctl.io/bpf-mthp-ops=true") ||
+			!strings.Contains(notes, "mthpctl.io/bpf-mthp-ops=true") {
+			t.Errorf("NOTES.txt does not say the plugin needs a node label:\n%s", notes)
+		}
 	}
 }
 

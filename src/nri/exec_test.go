@@ -113,6 +113,7 @@ func TestExecBackendLifecycle(t *testing.T) {
 		`mthpctl_nri_connected 1`,
 		`mthpctl_nri_kernel_supported 1`,
 		`mthpctl_nri_pending_cgroups 0`,
+		`mthpctl_nri_node_ready{reason=""} 1`,
 	} {
 		if !strings.Contains(string(body), w+"\n") {
 			t.Errorf("/metrics lacks %q; it has:\n%s", w, body)

@@ -228,6 +228,8 @@ type bench struct {
 	log     *syncBuffer
 	plugin  *Plugin
 	stub    stub.Stub
+	// file system types the plugin's statfs sees (fakeNode), by path
+	nodeTypes map[string]int64
 	// the runtime's callbacks, for a restart of it
 	syncFn   adaptation.SyncFn
 	updateFn adaptation.UpdateFn
@@ -246,10 +248,13 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 	if f, ok := backend.(*fakeBackend); ok {
 		b.fake = f
 	}
-	for _, d := range []string{"plugins", "conf.d", "cgroup"} {
+	for _, d := range []string{"plugins", "conf.d", "cgroup", "bpf"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(b.root, "cgroup.controllers"), []byte("cpuset cpu io memory pids\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	b.syncFn = func(ctx context.Context, cb adaptation.SyncCB) error {
 		b.mu.Lock()
@@ -288,8 +293,30 @@ func (b *bench) startPlugin(cfg Config) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	b.fakeNode(p, b.nodeTypes)
 	b.plugin = p
 	b.connect()
+}
+
+// fakeNode gives p the bench's node: its cgroup root a cgroup2 mount
+// and its bpf directory a bpffs (the file system types statfs would
+// say), or what types says of a path.
+func (b *bench) fakeNode(p *Plugin, types map[string]int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.node.bpffs = filepath.Join(b.dir, "bpf")
+	p.node.fsType = func(path string) (int64, error) {
+		if t, ok := types[path]; ok {
+			return t, nil
+		}
+		switch path {
+		case b.root:
+			return cgroup2Magic, nil
+		case filepath.Join(b.dir, "bpf"):
+			return bpffsMagic, nil
+		}
+		return fsType(path)
+	}
 }
 
 // connect connects b.plugin to the runtime and waits for its

@@ -26,7 +26,7 @@ type collector struct {
 	timeout time.Duration
 
 	info, attached, allowedMax, allowed, restricted, fallbacks, calls, anon, up *prometheus.Desc
-	attachErrors, podError, connected, supported, pending                       *prometheus.Desc
+	attachErrors, podError, connected, supported, pending, nodeReady            *prometheus.Desc
 }
 
 func newCollector(p *Plugin, timeout time.Duration) *collector {
@@ -56,6 +56,9 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 		supported: prometheus.NewDesc("mthpctl_nri_kernel_supported",
 			"1 if the node's kernel has bpf_mthp_ops, 0 if not (the plugin is idle), absent before the first status.",
 			nil, nil),
+		nodeReady: prometheus.NewDesc("mthpctl_nri_node_ready",
+			"1 if the node has what the plugin needs (cgroup2 with the memory controller, bpffs), 0 with the reason "+
+				"if not (the plugin is idle).", []string{"reason"}, nil),
 		pending: prometheus.NewDesc("mthpctl_nri_pending_cgroups",
 			"Cgroups whose policy the plugin has still to attach or detach.", nil, nil),
 	}
@@ -63,7 +66,8 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.attached, c.allowedMax, c.allowed, c.restricted,
-		c.fallbacks, c.calls, c.anon, c.up, c.attachErrors, c.podError, c.connected, c.supported, c.pending} {
+		c.fallbacks, c.calls, c.anon, c.up, c.attachErrors, c.podError, c.connected, c.supported, c.pending,
+		c.nodeReady} {
 		ch <- d
 	}
 }
@@ -166,6 +170,9 @@ func (c *collector) collectPlugin(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.supported, prometheus.GaugeValue, b2f(*s.supported))
 	}
 	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(s.pending))
+	if s.node != nil {
+		ch <- prometheus.MustNewConstMetric(c.nodeReady, prometheus.GaugeValue, b2f(*s.node == ""), *s.node)
+	}
 }
 
 // The values of the label scope: a pod cgroup's policy, a container's own.

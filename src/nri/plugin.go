@@ -75,9 +75,12 @@ const (
 	reasonCgroup     = "cgroup"     // not the pod's (container's) own cgroup, or refused by mthpctl
 	reasonTimeout    = "timeout"    // mthpctl killed at TimeoutMs
 	reasonMthpctl    = "mthpctl"    // any other failure of mthpctl
+	// the pod cgroup does not exist while a container of the pod runs
+	// (a cgroup root or driver the plugin did not expect)
+	reasonCgroupMissing = "cgroup-missing"
 )
 
-var errorReasons = []string{reasonAnnotation, reasonCgroup, reasonTimeout, reasonMthpctl}
+var errorReasons = []string{reasonAnnotation, reasonCgroup, reasonCgroupMissing, reasonTimeout, reasonMthpctl}
 
 // Retries of an attach that timed out or failed: the worker tries again
 // after retryDelay, up to maxRetries times.
@@ -130,10 +133,12 @@ type ctrInfo struct {
 type sandbox struct {
 	id, uid, namespace, name string
 	cgroup                   string // the pod cgroup ("" until known)
+	parent                   string // the runtime's cgroup parent, for messages
 	ann                      map[string]string
 	containers               map[string]ctrInfo
 	reported                 string          // a refused cgroup already logged
 	ctrReported              map[string]bool // containers (by id) whose missing cgroup was logged
+	missingReported          bool            // the pod cgroup's absence logged
 }
 
 // Plugin holds the sandboxes it has seen, the cgroups they use and what
@@ -165,8 +170,13 @@ type Plugin struct {
 	prevSandboxes map[string]*sandbox
 	errors        map[string]uint64
 	supported     *bool // the kernel has bpf_mthp_ops (nil: not known yet)
-	connected     bool
-	stop          context.CancelFunc
+	// the node's cgroup2 and bpffs (checkNode), checked at each
+	// Synchronize: nodeReason is what it lacks ("" nothing, nil not
+	// checked yet); the plugin is idle while it lacks something
+	node       nodeProbe
+	nodeReason *string
+	connected  bool
+	stop       context.CancelFunc
 	// Synced, if set, is called when the worker has done what a
 	// Synchronize asked (tests).
 	Synced func()
@@ -178,7 +188,8 @@ type Plugin struct {
 func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p := &Plugin{cfg: cfg, backend: b, log: logger, sandboxes: map[string]*sandbox{},
 		targets: map[string]*target{}, dirty: map[string]bool{}, goneIDs: map[uint64]bool{},
-		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{}}
+		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{},
+		node: nodeProbe{cgroupRoot: cfg.CgroupRoot, bpffs: defaultBPFFS}}
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -403,11 +414,12 @@ func (p *Plugin) upsert(pod *api.PodSandbox) *sandbox {
 	if sb == nil {
 		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}, ctrReported: map[string]bool{}}
 		if o := p.prevSandboxes[pod.GetId()]; o != nil {
-			sb.reported, sb.ctrReported = o.reported, o.ctrReported
+			sb.reported, sb.ctrReported, sb.missingReported = o.reported, o.ctrReported, o.missingReported
 		}
 		p.sandboxes[pod.GetId()] = sb
 	}
 	sb.namespace, sb.name, sb.uid, sb.ann = pod.GetNamespace(), pod.GetName(), pod.GetUid(), pod.GetAnnotations()
+	sb.parent = pod.GetLinux().GetCgroupParent()
 	if sb.cgroup == "" {
 		if parent := pod.GetLinux().GetCgroupParent(); parent != "" {
 			p.setPodCgroup(sb, podCgroupOfParent, parent)
@@ -593,6 +605,9 @@ func (p *Plugin) plan(cg string) action {
 		return action{}
 	}
 	if p.supported != nil && !*p.supported {
+		return action{}
+	}
+	if !p.nodeOK() {
 		return action{}
 	}
 	var want *Spec
@@ -821,7 +836,49 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 		return 0, err
 	}
 	p.cfg = cfg
+	p.node.cgroupRoot = cfg.CgroupRoot
 	return 0, nil
+}
+
+// nodeOK: the node has what the plugin needs, or it is not known yet.
+func (p *Plugin) nodeOK() bool { return p.nodeReason == nil || *p.nodeReason == "" }
+
+// checkNode checks the node (under the lock) and logs what it lacks, once
+// for each change.
+func (p *Plugin) checkNode() {
+	reason, msg := checkNode(p.node)
+	if p.nodeReason != nil && *p.nodeReason == reason {
+		return
+	}
+	switch {
+	case reason != "":
+		p.logf("this node does not suit the plugin (%s): %s; the plugin stays idle and attaches nothing", reason, msg)
+	case p.nodeReason != nil:
+		p.logf("this node suits the plugin now (cgroup2 with the memory controller, bpffs)")
+	}
+	p.nodeReason = &reason
+}
+
+// podCgroupMissing says, once for the pod, that its cgroup does not exist
+// while a container of the pod runs or starts (it exists by then: the
+// container's is below it): the cgroup root or the cgroup driver is not
+// the one the plugin expects. Only for a pod that wants a policy.
+func (p *Plugin) podCgroupMissing(sb *sandbox, ctr string) {
+	if sb.cgroup == "" || sb.missingReported || !p.nodeOK() {
+		return
+	}
+	t := p.targets[sb.cgroup]
+	if t == nil || t.want == nil {
+		return
+	}
+	if _, err := os.Stat(sb.cgroup); !os.IsNotExist(err) {
+		return
+	}
+	sb.missingReported = true
+	p.countError(t, reasonCgroupMissing)
+	p.logf("pod %s: its cgroup %s does not exist while its container %s starts: no policy for this pod "+
+		"(is cgroupRoot %s the host's cgroup2 mount, and does the runtime use the cgroup driver whose path "+
+		"it passed, %q?)", t.name(), sb.cgroup, ctr, p.cfg.CgroupRoot, sb.parent)
 }
 
 // Synchronize takes the runtime's pods and containers (at every connect,
@@ -841,6 +898,7 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.prevTargets, p.prevSandboxes = p.targets, p.sandboxes
 	defer func() { p.prevTargets, p.prevSandboxes = nil, nil }()
 	p.sandboxes, p.targets, p.dirty = map[string]*sandbox{}, map[string]*target{}, map[string]bool{}
+	p.checkNode()
 	for _, pod := range pods {
 		p.upsert(pod)
 	}
@@ -852,6 +910,9 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		ci := p.addContainer(sb, c)
 		if c.GetState() == api.ContainerState_CONTAINER_RUNNING || c.GetState() == api.ContainerState_CONTAINER_CREATED {
 			p.useContainer(sb, c.GetId(), ci)
+		}
+		if c.GetState() == api.ContainerState_CONTAINER_RUNNING {
+			p.podCgroupMissing(sb, c.GetName())
 		}
 	}
 	// the targets' cgroups are queued; the status goes first
@@ -894,6 +955,7 @@ func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api
 	sb := p.upsert(pod)
 	ci := p.addContainer(sb, ctr)
 	p.useContainer(sb, ctr.GetId(), ci)
+	p.podCgroupMissing(sb, ctr.GetName())
 	p.mu.Unlock()
 	p.waitSettled(ci.cgroup)
 	return nil
@@ -970,13 +1032,14 @@ type pluginState struct {
 	pending   int
 	supported *bool
 	connected bool
+	node      *string // what the node lacks ("": nothing; nil: not checked)
 }
 
 func (p *Plugin) state() pluginState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := pluginState{errors: map[string]uint64{}, failing: map[podRef]string{}, pending: len(p.dirty),
-		supported: p.supported, connected: p.connected}
+		supported: p.supported, connected: p.connected, node: p.nodeReason}
 	for k, v := range p.errors {
 		s.errors[k] = v
 	}

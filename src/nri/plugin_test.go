@@ -275,6 +275,7 @@ func TestReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.fakeNode(p, nil)
 	b.plugin = p
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

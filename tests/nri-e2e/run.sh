@@ -284,6 +284,8 @@ t_metrics() {
 		fail "no mthpctl_pod_policy_info of the annotated pod: $(grep mthpctl_pod_policy_info <<<"$m")" || return 1
 	grep -q '^mthpctl_nri_connected 1$' <<<"$m" || fail "mthpctl_nri_connected is not 1" || return 1
 	grep -q '^mthpctl_nri_kernel_supported 1$' <<<"$m" || fail "mthpctl_nri_kernel_supported is not 1" || return 1
+	grep -q '^mthpctl_nri_node_ready{reason=""} 1$' <<<"$m" ||
+		fail "mthpctl_nri_node_ready is not 1: $(grep '^mthpctl_nri_node_ready' <<<"$m")" || return 1
 	promtool check metrics <<<"$m" >"$logs/promtool.out" 2>&1 ||
 		fail "promtool check metrics: $(head -n 3 "$logs/promtool.out")" || return 1
 	note "$(grep -c '^mthpctl_' <<<"$m") series; promtool accepts them"

@@ -288,6 +288,10 @@ func (b *bench) startPlugin(cfg Config) {
 	base := defaultConfig()
 	base.CgroupRoot = b.root
 	base.Default = cfg.Default
+	base.StateDir = filepath.Join(b.dir, "state")
+	if cfg.StateDir == "-" {
+		base.StateDir = ""
+	}
 	b.log = &syncBuffer{}
 	p, err := NewPlugin(base, b.backend, log.New(b.log, "mthpctl-nri: ", 0))
 	if err != nil {

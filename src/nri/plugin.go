@@ -52,6 +52,9 @@ type Config struct {
 	// TimeoutMs bounds each mthpctl command (it runs off the hooks'
 	// path: the runtime's request timeout does not limit it).
 	TimeoutMs int `json:"timeoutMs"`
+	// StateDir keeps the ids of the cgroups the plugin attached to,
+	// across its restarts (state.go; "" keeps them in memory only).
+	StateDir string `json:"stateDir"`
 	// HookWaitMs is how long a hook waits for its pod's attach before
 	// it answers (below containerd's plugin_request_timeout, 2s by
 	// default); the attach goes on after that.
@@ -66,6 +69,7 @@ func defaultConfig() Config {
 		MetricsAddress: ":9818",
 		TimeoutMs:      10000,
 		HookWaitMs:     1000,
+		StateDir:       "/run/mthpctl-nri",
 	}
 }
 
@@ -115,6 +119,7 @@ type target struct {
 	oldKeys        map[string]string // annotations of the old two-slash form logged: key -> value
 	failed         string            // the reason of the last failure ("" after success)
 	retries        int
+	removed        bool // a removed cgroup, known by id only
 }
 
 func (t *target) name() string {
@@ -161,9 +166,12 @@ type Plugin struct {
 	// syncWaiting: a Synchronize's work is not all done yet
 	syncWaiting bool
 	gone        uint64 // policies of removed cgroups seen at the last resync
-	// ids of cgroups the plugin attached to: their pins are removed
-	// once the cgroup is gone (detach --cgroup-id)
-	goneIDs map[uint64]bool
+	// the cgroups the plugin attached to, by id, in memory and in
+	// StateDir (state.go): their pins are removed once the cgroup is
+	// gone (detach --cgroup-id)
+	records       map[uint64]string
+	recordsLoaded bool
+	stateFailed   bool
 	// during a Synchronize, the state before it: what was logged and
 	// counted of a pod is not logged and counted again at a reconnect
 	prevTargets   map[string]*target
@@ -187,7 +195,7 @@ type Plugin struct {
 // worker.
 func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p := &Plugin{cfg: cfg, backend: b, log: logger, sandboxes: map[string]*sandbox{},
-		targets: map[string]*target{}, dirty: map[string]bool{}, goneIDs: map[uint64]bool{},
+		targets: map[string]*target{}, dirty: map[string]bool{}, records: map[uint64]string{},
 		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{},
 		node: nodeProbe{cgroupRoot: cfg.CgroupRoot, bpffs: defaultBPFFS}}
 	if err := checkConfig(cfg); err != nil {
@@ -527,6 +535,7 @@ type action struct {
 	want    Params
 	replace bool
 	id      uint64
+	byID    bool // the cgroup is gone: detach by id at once
 }
 
 func (p *Plugin) worker(ctx context.Context) {
@@ -621,7 +630,7 @@ func (p *Plugin) plan(cg string) action {
 			}
 			return action{}
 		}
-		return action{kind: actDetach, cg: cg, id: t.id}
+		return action{kind: actDetach, cg: cg, id: t.id, byID: t.removed}
 	}
 	prm := want.Params()
 	if t.attached != nil && t.attached.Equal(prm) {
@@ -645,6 +654,9 @@ func (p *Plugin) do(ctx context.Context, act *action) error {
 		}
 		return err
 	case actDetach:
+		if act.byID {
+			return p.backend.DetachID(ctx, act.id)
+		}
 		err := p.backend.Detach(ctx, act.cg)
 		if exitCode(err) == ExitCgroup && act.id != 0 {
 			// the cgroup is gone: its pins are not, until removed by id
@@ -685,6 +697,7 @@ func (p *Plugin) record(act action, err error) {
 			p.retry(t)
 			return
 		}
+		p.dropRecord(t.id)
 		t.attached, t.id = nil, 0
 		if len(t.users) == 0 {
 			delete(p.targets, t.cgroup)
@@ -697,6 +710,7 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 	switch {
 	case err == nil:
 		t.attached, t.id, t.failed, t.retries = &act.want, act.id, "", 0
+		p.addRecord(act.id, t.cgroup)
 		p.logf("pod %s: %s policy %q on %s (%s)", t.name(),
 			map[bool]string{true: "replaced with", false: "attached"}[act.replace],
 			act.spec.String(), t.cgroup, t.wantText)
@@ -767,16 +781,20 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 		p.supported = st.Supported
 	}
 	p.gone = 0
-	leaked := 0
+	leaked, removed := 0, 0
+	listed := map[uint64]bool{}
 	for _, pol := range st.Policies {
+		listed[pol.CgroupID] = true
 		if pol.Cgroup == nil {
-			if p.goneIDs[pol.CgroupID] {
-				// a cgroup the plugin attached to, removed: its pins go
+			if cg, ok := p.records[pol.CgroupID]; ok {
+				// a cgroup the plugin attached to (this process or an
+				// earlier one: StateDir), removed: its pins go
 				t := &target{cgroup: fmt.Sprintf("(cgroup id %d)", pol.CgroupID), users: map[string]bool{},
-					attached: &Params{}, id: pol.CgroupID, ref: podRef{namespace: "(gone)", pod: "cgroup"}}
+					attached: &Params{}, id: pol.CgroupID, ref: podRef{namespace: "(gone)", pod: filepath.Base(cg)},
+					removed: true}
 				p.targets[t.cgroup] = t
 				p.mark(t.cgroup)
-				delete(p.goneIDs, pol.CgroupID)
+				removed++
 			} else {
 				p.gone++
 			}
@@ -786,6 +804,8 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 		prm := pol.ParamsOf()
 		if t := p.targets[cg]; t != nil {
 			t.attached, t.id = &prm, pol.CgroupID
+			// the pod's: recorded, if an earlier plugin did not
+			p.addRecord(pol.CgroupID, cg)
 			continue
 		}
 		if p.isPodCgroup(cg) || p.isPodCgroup(filepath.Dir(cg)) {
@@ -796,12 +816,20 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 			leaked++
 		}
 	}
-	if p.gone > 0 {
-		p.logf("synchronize: %d policies of removed cgroups are pinned still; "+
-			"mthpctl detach --all removes them (with every other policy)", p.gone)
+	if err == nil {
+		// records of what is no longer pinned (detached by hand)
+		for id := range p.records {
+			if !listed[id] {
+				p.dropRecord(id)
+			}
+		}
 	}
-	p.logf("synchronize: %d sandboxes, %d policies attached, %d of pods that are gone",
-		len(p.sandboxes), len(st.Policies), leaked)
+	if p.gone > 0 {
+		p.logf("synchronize: %d policies of removed cgroups the plugin did not attach are pinned still; "+
+			"mthpctl detach --cgroup-id removes one, detach --all all (with every other policy)", p.gone)
+	}
+	p.logf("synchronize: %d sandboxes, %d policies attached, %d of pods that are gone, %d of removed cgroups",
+		len(p.sandboxes), len(st.Policies), leaked, removed)
 }
 
 // A pod cgroup: pod<UID> (cgroupfs) or <qos>-pod<UID>.slice (systemd)
@@ -889,12 +917,9 @@ func (p *Plugin) podCgroupMissing(sb *sandbox, ctr string) {
 func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// what was attached stays known by cgroup id for removed cgroups
-	for _, t := range p.targets {
-		if t.id != 0 && t.attached != nil {
-			p.goneIDs[t.id] = true
-		}
-	}
+	// what was attached is known by cgroup id for removed cgroups
+	// (records; an earlier process's from StateDir)
+	p.loadRecords()
 	p.prevTargets, p.prevSandboxes = p.targets, p.sandboxes
 	defer func() { p.prevTargets, p.prevSandboxes = nil, nil }()
 	p.sandboxes, p.targets, p.dirty = map[string]*sandbox{}, map[string]*target{}, map[string]bool{}

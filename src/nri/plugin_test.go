@@ -271,6 +271,7 @@ func TestReconnects(t *testing.T) {
 	reconnectMin, reconnectMax = 50*time.Millisecond, 200*time.Millisecond
 	cfg := defaultConfig()
 	cfg.CgroupRoot = b.root
+	cfg.StateDir = filepath.Join(b.dir, "state")
 	p, err := NewPlugin(cfg, f, log.New(b.log, "", 0))
 	if err != nil {
 		t.Fatal(err)

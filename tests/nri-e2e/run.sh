@@ -68,6 +68,8 @@ setup() {
 	mkdir -p "$W" && mount -t tmpfs -o size=1G,mode=755 nri-e2e "$W" || exit 2
 	mkdir -p "$W/bin" && cp "$rtbin"/* "$W/bin/" || exit 2
 	mkdir -p "$W/empty/state" "$W/logs/mthpctl-nri" "$W/cni" "$W/nri-plugins" "$W/nri-conf" /var/run/nri
+	# the plugin's records on the host (the chart's hostPath)
+	rm -rf /run/mthpctl-nri && mkdir -p /run/mthpctl-nri
 	# (TCG is slow: a generous timeout)
 	printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 120\n' "$SOCK" "$SOCK" >"$W/crictl.yaml"
 	cat >"$W/containerd.toml" <<EOF
@@ -383,6 +385,28 @@ t_removed_while_down() {
 	note "reconciled at start: $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
 }
 
+# A pod removed while the plugin is down, and its cgroup with it (as the
+# kubelet does after the sandbox's removal): mthpctl status knows its
+# pins by id only; the plugin back removes them, from its records on the
+# host (/run/mthpctl-nri).
+t_removed_cgroup_while_down() {
+	local cg=$(pod_cgroup 8) id
+	run_pod gone 8 '{"mthpctl.io/policy": "fixed max-size=64K"}' || fail "pod gone did not start" || return 1
+	wait_attached "$cg" fixed 30 || fail "no policy on $cg" || return 1
+	id=$(stat -c %i "$cg")
+	[ -e "/run/mthpctl-nri/$id" ] || fail "no record /run/mthpctl-nri/$id: $(ls /run/mthpctl-nri)" || return 1
+	stop_plugin || fail "stopping the plugin" || return 1
+	remove_pod "${sb_of[gone]}" || fail "removing pod gone" || return 1
+	find "$cg" -depth -type d -exec rmdir {} + || fail "rmdir $cg" || return 1
+	[ -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "the pins went with the plugin down?" || return 1
+	start_plugin "$e2e/plugin/configmap" || fail "the plugin did not start again" || return 1
+	local end=$((SECONDS + 30))
+	while [ -e "/sys/fs/bpf/mthpctl/cg-$id" ] && [ "$SECONDS" -le "$end" ]; do sleep 0.5; done
+	[ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "pins left: /sys/fs/bpf/mthpctl/cg-$id" || return 1
+	[ ! -e "/run/mthpctl-nri/$id" ] || fail "the record /run/mthpctl-nri/$id stays" || return 1
+	note "cgroup $id removed with the plugin down: its pins removed at the start; $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
+}
+
 # mthpctl slow (a wrapper sleeping 3 s): pods start, the plugin stays
 # connected, the policies catch up.
 t_slow_mthpctl() {
@@ -407,7 +431,7 @@ t_slow_mthpctl() {
 }
 
 tests=(annotated_pod metrics per_container malformed stop_remove sandbox_recreated
-       containerd_restart removed_while_down slow_mthpctl)
+       containerd_restart removed_while_down removed_cgroup_while_down slow_mthpctl)
 [ $# -gt 0 ] && tests=("$@")
 
 setup

@@ -40,7 +40,7 @@ const chartDir = "../helm/mthpctl-nri"
 
 // The keys of the plugin's configuration (Config in ../../plugin.go).
 var configKeys = map[string]bool{"default": true, "annotation": true, "cgroupRoot": true,
-	"mthpctl": true, "metricsAddress": true, "timeoutMs": true, "hookWaitMs": true}
+	"mthpctl": true, "metricsAddress": true, "timeoutMs": true, "hookWaitMs": true, "stateDir": true}
 
 // The node label the DaemonSet selects on: nodes whose kernel has the
 // series (mthpctl-nri(8), DEPLOYMENT).
@@ -293,7 +293,8 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 	for _, m := range c.VolumeMounts {
 		mounts[m.MountPath] = m
 	}
-	for path, rw := range map[string]bool{"/sys/fs/bpf": true, "/sys/fs/cgroup": false, "/var/run/nri": true} {
+	for path, rw := range map[string]bool{"/sys/fs/bpf": true, "/sys/fs/cgroup": false, "/var/run/nri": true,
+		"/run/mthpctl-nri": true} {
 		m, ok := mounts[path]
 		if !ok || hostPaths[m.Name] != path {
 			t.Errorf("the host's %s is not mounted at %s", path, path)
@@ -303,8 +304,8 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 			t.Errorf("%s is read-only", path)
 		}
 	}
-	if len(hostPaths) != 3 {
-		t.Errorf("host paths %v: only /sys/fs/bpf, /sys/fs/cgroup and /var/run/nri", hostPaths)
+	if len(hostPaths) != 4 {
+		t.Errorf("host paths %v: only /sys/fs/bpf, /sys/fs/cgroup, /var/run/nri and /run/mthpctl-nri", hostPaths)
 	}
 	if m, ok := mounts["/run/mthpctl"]; !ok || m.ReadOnly {
 		t.Errorf("no writable /run/mthpctl (mthpctl's probe cache) with a read-only root")
@@ -328,6 +329,11 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 		if !configKeys[k] {
 			t.Errorf("config key %q is not the plugin's", k)
 		}
+	}
+	// the records of what the plugin attached outlive its container:
+	// on the host's /run (not an emptyDir), where stateDir says
+	if m, ok := mounts[fmt.Sprint(cfg["stateDir"])]; !ok || hostPaths[m.Name] != "/run/mthpctl-nri" || m.ReadOnly {
+		t.Errorf("stateDir %v is not the host's /run/mthpctl-nri, writable", cfg["stateDir"])
 	}
 }
 

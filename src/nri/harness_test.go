@@ -285,13 +285,22 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 // one's memory) and waits for its Synchronize.
 func (b *bench) startPlugin(cfg Config) {
 	b.t.Helper()
+	b.startPluginWith(func(c *Config) {
+		c.Default = cfg.Default
+		if cfg.StateDir == "-" {
+			c.StateDir = ""
+		}
+	})
+}
+
+// startPluginWith starts a plugin with the bench's configuration, as set
+// changes it.
+func (b *bench) startPluginWith(set func(*Config)) {
+	b.t.Helper()
 	base := defaultConfig()
 	base.CgroupRoot = b.root
-	base.Default = cfg.Default
 	base.StateDir = filepath.Join(b.dir, "state")
-	if cfg.StateDir == "-" {
-		base.StateDir = ""
-	}
+	set(&base)
 	b.log = &syncBuffer{}
 	p, err := NewPlugin(base, b.backend, log.New(b.log, "mthpctl-nri: ", 0))
 	if err != nil {

@@ -294,6 +294,10 @@ func (p *Plugin) annotation(ann map[string]string, container string) (string, st
 func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) bool {
 	key := p.cfg.Annotation
 	pod := false
+	if scopePrefix(key) == key {
+		// a key without a prefix: its scopes' keys are the first form's
+		return false
+	}
 	for _, k := range sortedKeys(ann) {
 		rest, ok := strings.CutPrefix(k, key+"/")
 		if !ok {

@@ -489,3 +489,23 @@ func TestOldAnnotationKeysRefused(t *testing.T) {
 	}
 	t.Log(b.log.lines("two slashes"))
 }
+
+// A configured key without a prefix (mthp.example.com) has the scopes
+// mthp.example.com/pod and mthp.example.com/container.NAME, one slash:
+// read, not refused as the old form.
+func TestAnnotationKeyWithoutPrefix(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	b.stopPlugin()
+	b.startPluginWith(func(c *Config) { c.Annotation = "mthp.example.com" })
+	pod := b.newPod(69, map[string]string{"mthp.example.com/pod": "never", "mthp.example.com/container.db": "auto"}, true)
+	b.run(pod)
+	db := b.create(pod, "db")
+	dbDir := systemdPodDir(69) + "/cri-containerd-" + db.Id + ".scope"
+	b.mkdir(dbDir)
+	b.start(pod, db)
+	b.wantState(dbDir + "=auto " + systemdPodDir(69) + "=never")
+	if l := b.log.lines("two slashes"); len(l) != 0 {
+		t.Fatalf("the scopes' keys refused as the old form: %q", l)
+	}
+}

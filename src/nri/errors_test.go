@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 )
@@ -138,5 +139,22 @@ func TestTimeoutRefused(t *testing.T) {
 	}
 	if _, err := b.plugin.Configure(context.Background(), "timeoutMs: 5000\n", "containerd", "2.1.0-test"); err != nil {
 		t.Errorf("timeoutMs 5000 refused: %v", err)
+	}
+}
+
+// The timeout and the binary of a configuration NRI passes reach the
+// mthpctl the plugin runs.
+func TestConfigureReachesMthpctl(t *testing.T) {
+	be, _ := scriptBackend(t)
+	b := newBench(t, be, Config{})
+	if _, err := b.plugin.Configure(context.Background(), "timeoutMs: 4000\nmthpctl: /opt/mthpctl\n",
+		"containerd", "2.1.0-test"); err != nil {
+		t.Fatal(err)
+	}
+	be.mu.Lock()
+	path, timeout := be.Path, be.Timeout
+	be.mu.Unlock()
+	if path != "/opt/mthpctl" || timeout != 4*time.Second {
+		t.Fatalf("mthpctl %s with a timeout of %v after the configuration, want /opt/mthpctl and 4s", path, timeout)
 	}
 }

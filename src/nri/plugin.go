@@ -869,6 +869,9 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	}
 	p.cfg = cfg
 	p.node.cgroupRoot = cfg.CgroupRoot
+	if b, ok := p.backend.(interface{ setConfig(Config) }); ok {
+		b.setConfig(cfg)
+	}
 	return 0, nil
 }
 

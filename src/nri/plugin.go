@@ -41,7 +41,7 @@ type Config struct {
 	// Annotation is the pod annotation read (mthpctl.io/policy); its
 	// scopes are NAME.PREFIX/pod and NAME.PREFIX/container.CTR
 	// (policy.mthpctl.io/pod, policy.mthpctl.io/container.CTR), keys
-	// with one slash as Kubernetes requires (annotationKeys).
+	// with one slash as Kubernetes requires (annotation.go).
 	Annotation string `json:"annotation"`
 	// CgroupRoot is the cgroup2 mount (/sys/fs/cgroup).
 	CgroupRoot string `json:"cgroupRoot"`

@@ -100,19 +100,20 @@ func TestExecBackendLifecycle(t *testing.T) {
 	labels := `container="app",namespace="default",pod="web-20"`
 	for _, w := range []string{
 		"mthpctl_status_up 1",
-		`mthpctl_pod_policy_info{container="app",max_size_bytes="65536",namespace="default",pod="web-20",policy="fixed"} 1`,
-		`mthpctl_pod_policy_attached{` + labels + `} 1`,
-		`mthpctl_pod_allowed_max_size_bytes{` + labels + `} 65536`,
-		`mthpctl_pod_size_allowed{` + labels + `,size_bytes="16384"} 1`,
-		`mthpctl_pod_restricted{` + labels + `,reason="cap"} 1`,
-		`mthpctl_pod_restricted{` + labels + `,reason="pressure"} 0`,
-		`mthpctl_pod_fallbacks_total{` + labels + `,reason="cap",tva="pagefault"} 3`,
-		`mthpctl_pod_hook_calls_total{` + labels + `,tva="pagefault"} 10`,
-		`mthpctl_pod_anon_shmem_bytes{` + labels + `} 1.048576e+06`,
+		`mthpctl_pod_policy_info{container="app",max_size_bytes="65536",namespace="default",pod="web-20",policy="fixed",scope="pod"} 1`,
+		`mthpctl_pod_policy_attached{` + labels + `,scope="pod"} 1`,
+		`mthpctl_pod_allowed_max_size_bytes{` + labels + `,scope="pod"} 65536`,
+		`mthpctl_pod_size_allowed{` + labels + `,scope="pod",size_bytes="16384"} 1`,
+		`mthpctl_pod_restricted{` + labels + `,reason="cap",scope="pod"} 1`,
+		`mthpctl_pod_restricted{` + labels + `,reason="pressure",scope="pod"} 0`,
+		`mthpctl_pod_fallbacks_total{` + labels + `,reason="cap",scope="pod",tva="pagefault"} 3`,
+		`mthpctl_pod_hook_calls_total{` + labels + `,scope="pod",tva="pagefault"} 10`,
+		`mthpctl_pod_anon_shmem_bytes{` + labels + `,scope="pod"} 1.048576e+06`,
 		`mthpctl_nri_attach_errors_total{reason="annotation"} 0`,
 		`mthpctl_nri_connected 1`,
 		`mthpctl_nri_kernel_supported 1`,
 		`mthpctl_nri_pending_cgroups 0`,
+		`mthpctl_nri_node_ready{reason=""} 1`,
 	} {
 		if !strings.Contains(string(body), w+"\n") {
 			t.Errorf("/metrics lacks %q; it has:\n%s", w, body)

@@ -36,6 +36,8 @@ type fakeBackend struct {
 	calls       []string          // "attach CG SPEC [replace]", "detach CG", "detach-id N", "status"
 	delay       time.Duration     // each attach takes this long (a verifier's load)
 	unsupported bool              // the kernel has no bpf_mthp_ops
+	samples     map[string]string // cgroup -> its sample_cgroup in status
+	failAttach  error             // each attach fails with it
 }
 
 func newFakeBackend() *fakeBackend {
@@ -57,6 +59,9 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 	if f.unsupported {
 		return &ExitError{Code: ExitUnsupported, Msg: "the kernel has no bpf_mthp_ops"}
 	}
+	if f.failAttach != nil {
+		return f.failAttach
+	}
 	if st, err := os.Stat(cg); err != nil || !st.IsDir() {
 		return &ExitError{Code: ExitCgroup, Msg: cg + " does not exist"}
 	}
@@ -66,9 +71,41 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 	if _, ok := f.pols[cg]; ok && !replace {
 		return &ExitError{Code: ExitState, Msg: cg + " has a policy already (--replace swaps it)"}
 	}
-	f.pols[cg] = s.Params()
+	f.pols[cg] = statusParams(s)
 	f.ids[cg] = cgroupID(cg)
 	return nil
+}
+
+// statusParams is what mthpctl status -j reports of a policy attached
+// with spec (mthpctl-status(8), mthpctl_params_json): the fake's own
+// account of it, not the plugin's Spec.Params, so that a test of the
+// plugin's comparison can fail. attach's defaults: window 1s and
+// threshold 100ms for auto and simple, min-usage 16M for auto.
+func statusParams(s Spec) Params {
+	p := Params{Policy: s.Policy}
+	opt := func(name string, def uint64, parse func(string) (uint64, error)) *uint64 {
+		v, ok := s.Opts[name]
+		if !ok {
+			return &def
+		}
+		n, err := parse(v)
+		if err != nil {
+			panic(fmt.Sprintf("fake mthpctl: %s=%s: %v", name, v, err))
+		}
+		return &n
+	}
+	switch s.Policy {
+	case "auto":
+		p.MinUsageBytes = opt("min-usage", 16<<20, parseSize)
+		fallthrough
+	case "simple":
+		p.WindowNs = opt("window", 1_000_000_000, parseDuration)
+		p.ThresholdNs = opt("threshold", 100_000_000, parseDuration)
+	}
+	if _, ok := s.Opts["max-size"]; ok {
+		p.MaxSizeBytes = opt("max-size", 0, parseSize)
+	}
+	return p
 }
 
 func (f *fakeBackend) Detach(_ context.Context, cg string) error {
@@ -113,6 +150,9 @@ func (f *fakeBackend) Status(context.Context) (StatusReport, error) {
 			AllowedSizesKB: []uint64{4, 16, 64}}
 		if _, err := os.Stat(cg); err != nil {
 			pol.Cgroup = nil // removed
+		}
+		if sc, ok := f.samples[cg]; ok {
+			pol.SampleCgroup = &sc
 		}
 		pol.Params.WindowNs, pol.Params.ThresholdNs = p.WindowNs, p.ThresholdNs
 		pol.Params.MinUsageBytes, pol.Params.MaxSizeBytes = p.MinUsageBytes, p.MaxSizeBytes
@@ -188,6 +228,8 @@ type bench struct {
 	log     *syncBuffer
 	plugin  *Plugin
 	stub    stub.Stub
+	// file system types the plugin's statfs sees (fakeNode), by path
+	nodeTypes map[string]int64
 	// the runtime's callbacks, for a restart of it
 	syncFn   adaptation.SyncFn
 	updateFn adaptation.UpdateFn
@@ -206,10 +248,13 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 	if f, ok := backend.(*fakeBackend); ok {
 		b.fake = f
 	}
-	for _, d := range []string{"plugins", "conf.d", "cgroup"} {
+	for _, d := range []string{"plugins", "conf.d", "cgroup", "bpf"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(b.root, "cgroup.controllers"), []byte("cpuset cpu io memory pids\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	b.syncFn = func(ctx context.Context, cb adaptation.SyncCB) error {
 		b.mu.Lock()
@@ -240,16 +285,51 @@ func newBench(t *testing.T, backend Backend, cfg Config) *bench {
 // one's memory) and waits for its Synchronize.
 func (b *bench) startPlugin(cfg Config) {
 	b.t.Helper()
+	b.startPluginWith(func(c *Config) {
+		c.Default = cfg.Default
+		if cfg.StateDir == "-" {
+			c.StateDir = ""
+		}
+	})
+}
+
+// startPluginWith starts a plugin with the bench's configuration, as set
+// changes it.
+func (b *bench) startPluginWith(set func(*Config)) {
+	b.t.Helper()
 	base := defaultConfig()
 	base.CgroupRoot = b.root
-	base.Default = cfg.Default
+	base.StateDir = filepath.Join(b.dir, "state")
+	set(&base)
 	b.log = &syncBuffer{}
 	p, err := NewPlugin(base, b.backend, log.New(b.log, "mthpctl-nri: ", 0))
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	b.fakeNode(p, b.nodeTypes)
 	b.plugin = p
 	b.connect()
+}
+
+// fakeNode gives p the bench's node: its cgroup root a cgroup2 mount
+// and its bpf directory a bpffs (the file system types statfs would
+// say), or what types says of a path.
+func (b *bench) fakeNode(p *Plugin, types map[string]int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.node.bpffs = filepath.Join(b.dir, "bpf")
+	p.node.fsType = func(path string) (int64, error) {
+		if t, ok := types[path]; ok {
+			return t, nil
+		}
+		switch path {
+		case b.root:
+			return cgroup2Magic, nil
+		case filepath.Join(b.dir, "bpf"):
+			return bpffsMagic, nil
+		}
+		return fsType(path)
+	}
 }
 
 // connect connects b.plugin to the runtime and waits for its

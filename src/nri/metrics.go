@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 
 // /metrics: each pod's policy figures from mthpctl status -j, at scrape
-// time, labelled by namespace, pod and container instead of cgroup path
-// and id. "container" names the container whose sampled state the
-// figures are (status' sample_cgroup: the pod cgroup's busiest
-// descendant); it is empty when the state is the pod cgroup's own or
-// there is none yet.
+// time, labelled by namespace, pod, container and scope instead of cgroup
+// path and id. scope is "pod" for a pod cgroup's policy, "container" for
+// a container's own. For a pod's policy "container" names the container
+// whose sampled state the figures are (status' sample_cgroup: the pod
+// cgroup's busiest descendant); it is empty when the state is the pod
+// cgroup's own or there is none yet.
 package main
 
 import (
@@ -25,11 +26,11 @@ type collector struct {
 	timeout time.Duration
 
 	info, attached, allowedMax, allowed, restricted, fallbacks, calls, anon, up *prometheus.Desc
-	attachErrors, podError, connected, supported, pending                       *prometheus.Desc
+	attachErrors, podError, connected, supported, pending, nodeReady            *prometheus.Desc
 }
 
 func newCollector(p *Plugin, timeout time.Duration) *collector {
-	l := []string{"namespace", "pod", "container"}
+	l := []string{"namespace", "pod", "container", "scope"}
 	d := func(name, help string, extra ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, append(append([]string{}, l...), extra...), nil)
 	}
@@ -55,6 +56,9 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 		supported: prometheus.NewDesc("mthpctl_nri_kernel_supported",
 			"1 if the node's kernel has bpf_mthp_ops, 0 if not (the plugin is idle), absent before the first status.",
 			nil, nil),
+		nodeReady: prometheus.NewDesc("mthpctl_nri_node_ready",
+			"1 if the node has what the plugin needs (cgroup2 with the memory controller, bpffs), 0 with the reason "+
+				"if not (the plugin is idle).", []string{"reason"}, nil),
 		pending: prometheus.NewDesc("mthpctl_nri_pending_cgroups",
 			"Cgroups whose policy the plugin has still to attach or detach.", nil, nil),
 	}
@@ -62,7 +66,8 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.attached, c.allowedMax, c.allowed, c.restricted,
-		c.fallbacks, c.calls, c.anon, c.up, c.attachErrors, c.podError, c.connected, c.supported, c.pending} {
+		c.fallbacks, c.calls, c.anon, c.up, c.attachErrors, c.podError, c.connected, c.supported, c.pending,
+		c.nodeReady} {
 		ch <- d
 	}
 }
@@ -84,18 +89,23 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		if pol.Cgroup == nil {
 			continue
 		}
+		// a pod's policy (scope "pod", container: the one its figures
+		// sample) or a container's own (scope "container"): a pod's
+		// policy that samples a container with a policy of its own has
+		// the same container label, the scope tells them apart
+		scope := scopePod
 		ref, ok := pods[filepath.Clean(*pol.Cgroup)]
 		if !ok {
-			// a container's own policy
 			if ref, ok = ctrs[filepath.Clean(*pol.Cgroup)]; !ok {
 				continue // not a pod's: mthpctl status shows it
 			}
+			scope = scopeContainer
 		} else if pol.SampleCgroup != nil {
 			if cr, ok := ctrs[filepath.Clean(*pol.SampleCgroup)]; ok {
 				ref.container = cr.container
 			}
 		}
-		lv := []string{ref.namespace, ref.pod, ref.container}
+		lv := []string{ref.namespace, ref.pod, ref.container, scope}
 		g := func(d *prometheus.Desc, v float64, extra ...string) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append(append([]string{}, lv...), extra...)...)
 		}
@@ -153,13 +163,29 @@ func (c *collector) collectPlugin(ch chan<- prometheus.Metric) {
 	})
 	for _, r := range refs {
 		ch <- prometheus.MustNewConstMetric(c.podError, prometheus.GaugeValue, 1,
-			r.namespace, r.pod, r.container, s.failing[r])
+			r.namespace, r.pod, r.container, r.scope(), s.failing[r])
 	}
 	ch <- prometheus.MustNewConstMetric(c.connected, prometheus.GaugeValue, b2f(s.connected))
 	if s.supported != nil {
 		ch <- prometheus.MustNewConstMetric(c.supported, prometheus.GaugeValue, b2f(*s.supported))
 	}
 	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(s.pending))
+	if s.node != nil {
+		ch <- prometheus.MustNewConstMetric(c.nodeReady, prometheus.GaugeValue, b2f(*s.node == ""), *s.node)
+	}
+}
+
+// The values of the label scope: a pod cgroup's policy, a container's own.
+const (
+	scopePod       = "pod"
+	scopeContainer = "container"
+)
+
+func (r podRef) scope() string {
+	if r.container != "" {
+		return scopeContainer
+	}
+	return scopePod
 }
 
 func b2f(b bool) float64 {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -120,18 +121,30 @@ func (p Policy) ParamsOf() Params {
 
 // ExecBackend runs the mthpctl binary at Path.
 type ExecBackend struct {
+	mu      sync.Mutex // Path and Timeout, set again by setConfig
 	Path    string
 	Timeout time.Duration // per command; 0: none
 }
 
+// setConfig takes the binary and the timeout of a configuration NRI
+// passes after the start (Configure).
+func (b *ExecBackend) setConfig(cfg Config) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.Path, b.Timeout = cfg.Mthpctl, time.Duration(cfg.TimeoutMs)*time.Millisecond
+}
+
 func (b *ExecBackend) run(ctx context.Context, args ...string) ([]byte, error) {
-	if b.Timeout > 0 {
+	b.mu.Lock()
+	path, timeout := b.Path, b.Timeout
+	b.mu.Unlock()
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, b.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, b.Path, append([]string{"-j"}, args...)...)
+	cmd := exec.CommandContext(ctx, path, append([]string{"-j"}, args...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// on the timeout, kill its process group, and stop waiting for its
 	// output soon after even if something it started holds the pipes
@@ -146,7 +159,7 @@ func (b *ExecBackend) run(ctx context.Context, args ...string) ([]byte, error) {
 	if !errors.As(err, &xe) || xe.ExitCode() < 0 {
 		// not started, or killed (the timeout): attach's pin protocol
 		// leaves the old policy or the new one, never half of one
-		return nil, fmt.Errorf("%s %s: %w", b.Path, args[0], err)
+		return nil, fmt.Errorf("%s %s: %w", path, args[0], err)
 	}
 	// with -j mthpctl prints {"error": ..., "exit_code": N}; argp's
 	// refusals of the command line go to stderr

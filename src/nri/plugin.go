@@ -38,8 +38,10 @@ type Config struct {
 	// Default is the spec of pods without the annotation ("" or
 	// "none": no policy).
 	Default string `json:"default"`
-	// Annotation is the pod annotation read (mthpctl.io/policy), with
-	// its scopes KEY/pod and KEY/container.NAME.
+	// Annotation is the pod annotation read (mthpctl.io/policy); its
+	// scopes are NAME.PREFIX/pod and NAME.PREFIX/container.CTR
+	// (policy.mthpctl.io/pod, policy.mthpctl.io/container.CTR), keys
+	// with one slash as Kubernetes requires (annotation.go).
 	Annotation string `json:"annotation"`
 	// CgroupRoot is the cgroup2 mount (/sys/fs/cgroup).
 	CgroupRoot string `json:"cgroupRoot"`
@@ -50,6 +52,9 @@ type Config struct {
 	// TimeoutMs bounds each mthpctl command (it runs off the hooks'
 	// path: the runtime's request timeout does not limit it).
 	TimeoutMs int `json:"timeoutMs"`
+	// StateDir keeps the ids of the cgroups the plugin attached to,
+	// across its restarts (state.go; "" keeps them in memory only).
+	StateDir string `json:"stateDir"`
 	// HookWaitMs is how long a hook waits for its pod's attach before
 	// it answers (below containerd's plugin_request_timeout, 2s by
 	// default); the attach goes on after that.
@@ -64,6 +69,7 @@ func defaultConfig() Config {
 		MetricsAddress: ":9818",
 		TimeoutMs:      10000,
 		HookWaitMs:     1000,
+		StateDir:       "/run/mthpctl-nri",
 	}
 }
 
@@ -73,9 +79,12 @@ const (
 	reasonCgroup     = "cgroup"     // not the pod's (container's) own cgroup, or refused by mthpctl
 	reasonTimeout    = "timeout"    // mthpctl killed at TimeoutMs
 	reasonMthpctl    = "mthpctl"    // any other failure of mthpctl
+	// the pod cgroup does not exist while a container of the pod runs
+	// (a cgroup root or driver the plugin did not expect)
+	reasonCgroupMissing = "cgroup-missing"
 )
 
-var errorReasons = []string{reasonAnnotation, reasonCgroup, reasonTimeout, reasonMthpctl}
+var errorReasons = []string{reasonAnnotation, reasonCgroup, reasonCgroupMissing, reasonTimeout, reasonMthpctl}
 
 // Retries of an attach that timed out or failed: the worker tries again
 // after retryDelay, up to maxRetries times.
@@ -95,11 +104,22 @@ type target struct {
 	users    map[string]bool // "sandbox:ID" or "container:ID" that use it
 	want     *Spec           // nil: no policy
 	wantText string          // what want came from, for messages
+	wantKey  string          // the annotation key of want, for messages
 	attached *Params         // nil: nothing attached (as far as known)
 	id       uint64          // cgroup id, once attached (detach after removal)
 	reported string          // a refused spec already logged
-	failed   string          // the reason of the last failure ("" after success)
-	retries  int
+	// a cgroup mthpctl refused already logged
+	reportedCgroup bool
+	// refused: the reason ("annotation") while the scope's annotation is
+	// refused (malformed, refused by mthpctl, or only in the old
+	// two-slash form) and the fallback applies; cleared when it is
+	// fixed, removed or none
+	refused        string
+	mthpctlRefused string            // the spec mthpctl refused (exit 1): not tried again
+	oldKeys        map[string]string // annotations of the old two-slash form logged: key -> value
+	failed         string            // the reason of the last failure ("" after success)
+	retries        int
+	removed        bool // a removed cgroup, known by id only
 }
 
 func (t *target) name() string {
@@ -118,9 +138,12 @@ type ctrInfo struct {
 type sandbox struct {
 	id, uid, namespace, name string
 	cgroup                   string // the pod cgroup ("" until known)
+	parent                   string // the runtime's cgroup parent, for messages
 	ann                      map[string]string
 	containers               map[string]ctrInfo
-	reported                 string // a refused cgroup already logged
+	reported                 string          // a refused cgroup already logged
+	ctrReported              map[string]bool // containers (by id) whose missing cgroup was logged
+	missingReported          bool            // the pod cgroup's absence logged
 }
 
 // Plugin holds the sandboxes it has seen, the cgroups they use and what
@@ -143,13 +166,25 @@ type Plugin struct {
 	// syncWaiting: a Synchronize's work is not all done yet
 	syncWaiting bool
 	gone        uint64 // policies of removed cgroups seen at the last resync
-	// ids of cgroups the plugin attached to: their pins are removed
-	// once the cgroup is gone (detach --cgroup-id)
-	goneIDs   map[uint64]bool
-	errors    map[string]uint64
-	supported *bool // the kernel has bpf_mthp_ops (nil: not known yet)
-	connected bool
-	stop      context.CancelFunc
+	// the cgroups the plugin attached to, by id, in memory and in
+	// StateDir (state.go): their pins are removed once the cgroup is
+	// gone (detach --cgroup-id)
+	records       map[uint64]string
+	recordsLoaded bool
+	stateFailed   bool
+	// during a Synchronize, the state before it: what was logged and
+	// counted of a pod is not logged and counted again at a reconnect
+	prevTargets   map[string]*target
+	prevSandboxes map[string]*sandbox
+	errors        map[string]uint64
+	supported     *bool // the kernel has bpf_mthp_ops (nil: not known yet)
+	// the node's cgroup2 and bpffs (checkNode), checked at each
+	// Synchronize: nodeReason is what it lacks ("" nothing, nil not
+	// checked yet); the plugin is idle while it lacks something
+	node       nodeProbe
+	nodeReason *string
+	connected  bool
+	stop       context.CancelFunc
 	// Synced, if set, is called when the worker has done what a
 	// Synchronize asked (tests).
 	Synced func()
@@ -160,8 +195,12 @@ type Plugin struct {
 // worker.
 func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p := &Plugin{cfg: cfg, backend: b, log: logger, sandboxes: map[string]*sandbox{},
-		targets: map[string]*target{}, dirty: map[string]bool{}, goneIDs: map[uint64]bool{},
-		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{}}
+		targets: map[string]*target{}, dirty: map[string]bool{}, records: map[uint64]string{},
+		progress: make(chan struct{}), wake: make(chan struct{}, 1), errors: map[string]uint64{},
+		node: nodeProbe{cgroupRoot: cfg.CgroupRoot, bpffs: defaultBPFFS}}
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
 	if err := p.setDefault(cfg.Default); err != nil {
 		return nil, err
 	}
@@ -169,6 +208,25 @@ func NewPlugin(cfg Config, b Backend, logger *log.Logger) (*Plugin, error) {
 	p.stop = cancel
 	go p.worker(ctx)
 	return p, nil
+}
+
+// minTimeoutMs is the least timeoutMs: 0 or less would let an mthpctl
+// that never returns hold the worker, and with it every pod's attach,
+// for ever; below a second a verifier's load on a busy node fails.
+const minTimeoutMs = 1000
+
+// checkConfig refuses what would fail every pod later: annotation keys
+// Kubernetes does not accept, a command timeout that is none or too
+// short, a negative hook wait.
+func checkConfig(cfg Config) error {
+	if cfg.TimeoutMs < minTimeoutMs {
+		return fmt.Errorf("timeoutMs %d: give at least %d (the time one mthpctl command may take "+
+			"before it is killed; 0 would let a stuck one hold every attach)", cfg.TimeoutMs, minTimeoutMs)
+	}
+	if cfg.HookWaitMs < 0 {
+		return fmt.Errorf("hookWaitMs %d: give 0 or more", cfg.HookWaitMs)
+	}
+	return checkAnnotationKey(cfg.Annotation)
 }
 
 // Close stops the worker (tests; the plugin's process just exits).
@@ -210,17 +268,17 @@ func (p *Plugin) countError(t *target, reason string) {
 	t.failed = reason
 }
 
-// annotation finds the spec text of a scope: the pod's (KEY/pod, then
-// KEY) or a container's own (KEY/container.NAME only: a container without
-// one runs under its pod's policy).
+// annotation finds the spec text of a scope: the pod's (SCOPE/pod, then
+// KEY) or a container's own (SCOPE/container.NAME only: a container
+// without one runs under its pod's policy).
 func (p *Plugin) annotation(ann map[string]string, container string) (string, string, bool) {
 	key := p.cfg.Annotation
 	if container != "" {
-		k := key + "/container." + container
+		k := containerKey(key, container)
 		v, ok := ann[k]
 		return k, v, ok
 	}
-	for _, k := range []string{key + "/pod", key} {
+	for _, k := range []string{podKey(key), key} {
 		if v, ok := ann[k]; ok {
 			return k, v, true
 		}
@@ -228,28 +286,92 @@ func (p *Plugin) annotation(ann map[string]string, container string) (string, st
 	return key, "", false
 }
 
+// refuseOldKeys logs (once for each key and value, counted as an
+// annotation error) the keys of the scopes' first form, KEY/pod and
+// KEY/container.NAME, which have two slashes: the API server refuses such
+// a pod, and the plugin does not read them. The line names the key to
+// write instead. It says whether the pod scope's old key is among them.
+func (p *Plugin) refuseOldKeys(t *target, ann map[string]string) bool {
+	key := p.cfg.Annotation
+	pod := false
+	if scopePrefix(key) == key {
+		// a key without a prefix: its scopes' keys are the first form's
+		return false
+	}
+	for _, k := range sortedKeys(ann) {
+		rest, ok := strings.CutPrefix(k, key+"/")
+		if !ok {
+			continue
+		}
+		var instead string
+		switch {
+		case rest == "pod":
+			instead, pod = podKey(key), true
+		case strings.HasPrefix(rest, "container."):
+			instead = containerKey(key, strings.TrimPrefix(rest, "container."))
+		default:
+			continue
+		}
+		if t.oldKeys == nil {
+			t.oldKeys = map[string]string{}
+		}
+		if r, seen := t.oldKeys[k]; seen && r == ann[k] {
+			continue
+		}
+		t.oldKeys[k] = ann[k]
+		p.errors[reasonAnnotation]++
+		p.logf("pod %s: annotation %s=%q ignored: Kubernetes refuses a key with two slashes; write %s",
+			t.name(), k, ann[k], instead)
+	}
+	return pod
+}
+
 // desire sets t.want from the annotation of its scope or, for a pod
 // cgroup, the node default. A malformed annotation is logged once, with
 // its fix, counted, and the fallback used.
 func (p *Plugin) desire(t *target, ann map[string]string) {
+	oldPod := false
+	if t.ref.container == "" {
+		oldPod = p.refuseOldKeys(t, ann)
+	}
 	key, v, ok := p.annotation(ann, t.ref.container)
+	t.wantKey = key
 	v = strings.TrimSpace(v)
 	fallback, fallbackText := p.def, "node default"
 	if t.ref.container != "" {
 		fallback, fallbackText = nil, "the pod's policy"
 	}
+	defer func() {
+		if t.want == nil {
+			// no attach to come: an earlier failure is no more
+			t.failed = ""
+		}
+	}()
 	switch {
 	case !ok:
 		t.want, t.wantText = fallback, fallbackText
+		t.refused = ""
+		if oldPod {
+			t.refused = reasonAnnotation
+		}
 	case v == "none":
 		t.want, t.wantText = nil, "annotation"
+		t.refused = ""
 	default:
 		s, err := ParseSpec(v)
+		if err == nil && s.String() == t.mthpctlRefused {
+			// refused by mthpctl before: the fallback, without asking again
+			t.want, t.wantText = fallback, fallbackText
+			t.refused = reasonAnnotation
+			return
+		}
 		if err == nil {
 			t.want, t.wantText = &s, "annotation"
+			t.refused = ""
 			return
 		}
 		t.want, t.wantText = fallback, fallbackText
+		t.refused = reasonAnnotation
 		if t.reported != v {
 			t.reported = v
 			p.countError(t, reasonAnnotation)
@@ -263,6 +385,10 @@ func (p *Plugin) use(cg, user string, ref podRef, ann map[string]string) *target
 	t := p.targets[cg]
 	if t == nil {
 		t = &target{cgroup: cg, users: map[string]bool{}}
+		if o := p.prevTargets[cg]; o != nil {
+			t.reported, t.reportedCgroup, t.oldKeys = o.reported, o.reportedCgroup, o.oldKeys
+			t.failed, t.mthpctlRefused = o.failed, o.mthpctlRefused
+		}
 		p.targets[cg] = t
 	}
 	t.users[user] = true
@@ -298,10 +424,14 @@ func (p *Plugin) kick() {
 func (p *Plugin) upsert(pod *api.PodSandbox) *sandbox {
 	sb := p.sandboxes[pod.GetId()]
 	if sb == nil {
-		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}}
+		sb = &sandbox{id: pod.GetId(), containers: map[string]ctrInfo{}, ctrReported: map[string]bool{}}
+		if o := p.prevSandboxes[pod.GetId()]; o != nil {
+			sb.reported, sb.ctrReported, sb.missingReported = o.reported, o.ctrReported, o.missingReported
+		}
 		p.sandboxes[pod.GetId()] = sb
 	}
 	sb.namespace, sb.name, sb.uid, sb.ann = pod.GetNamespace(), pod.GetName(), pod.GetUid(), pod.GetAnnotations()
+	sb.parent = pod.GetLinux().GetCgroupParent()
 	if sb.cgroup == "" {
 		if parent := pod.GetLinux().GetCgroupParent(); parent != "" {
 			p.setPodCgroup(sb, podCgroupOfParent, parent)
@@ -358,9 +488,12 @@ func (p *Plugin) useContainer(sb *sandbox, ctrID string, ci ctrInfo) {
 	}
 	ref := podRef{namespace: sb.namespace, pod: sb.name, container: ci.name}
 	if ci.cgroup == "" {
-		t := &target{ref: ref}
-		p.countError(t, reasonCgroup)
-		p.logf("pod %s: no cgroup of its own below the pod's: no policy of its own", t.name())
+		if !sb.ctrReported[ctrID] {
+			sb.ctrReported[ctrID] = true
+			t := &target{ref: ref}
+			p.countError(t, reasonCgroup)
+			p.logf("pod %s: no cgroup of its own below the pod's: no policy of its own", t.name())
+		}
 		return
 	}
 	p.use(ci.cgroup, "container:"+ctrID, ref, sb.ann)
@@ -406,6 +539,7 @@ type action struct {
 	want    Params
 	replace bool
 	id      uint64
+	byID    bool // the cgroup is gone: detach by id at once
 }
 
 func (p *Plugin) worker(ctx context.Context) {
@@ -486,6 +620,9 @@ func (p *Plugin) plan(cg string) action {
 	if p.supported != nil && !*p.supported {
 		return action{}
 	}
+	if !p.nodeOK() {
+		return action{}
+	}
 	var want *Spec
 	if len(t.users) > 0 {
 		want = t.want
@@ -497,7 +634,7 @@ func (p *Plugin) plan(cg string) action {
 			}
 			return action{}
 		}
-		return action{kind: actDetach, cg: cg, id: t.id}
+		return action{kind: actDetach, cg: cg, id: t.id, byID: t.removed}
 	}
 	prm := want.Params()
 	if t.attached != nil && t.attached.Equal(prm) {
@@ -521,6 +658,9 @@ func (p *Plugin) do(ctx context.Context, act *action) error {
 		}
 		return err
 	case actDetach:
+		if act.byID {
+			return p.backend.DetachID(ctx, act.id)
+		}
 		err := p.backend.Detach(ctx, act.cg)
 		if exitCode(err) == ExitCgroup && act.id != 0 {
 			// the cgroup is gone: its pins are not, until removed by id
@@ -561,6 +701,7 @@ func (p *Plugin) record(act action, err error) {
 			p.retry(t)
 			return
 		}
+		p.dropRecord(t.id)
 		t.attached, t.id = nil, 0
 		if len(t.users) == 0 {
 			delete(p.targets, t.cgroup)
@@ -573,14 +714,15 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 	switch {
 	case err == nil:
 		t.attached, t.id, t.failed, t.retries = &act.want, act.id, "", 0
+		p.addRecord(act.id, t.cgroup)
 		p.logf("pod %s: %s policy %q on %s (%s)", t.name(),
 			map[bool]string{true: "replaced with", false: "attached"}[act.replace],
 			act.spec.String(), t.cgroup, t.wantText)
 	case code == ExitCgroup:
 		// not created yet: the next event of its pod tries again; a
 		// directory that exists and is refused is worth a line
-		if _, serr := os.Stat(t.cgroup); serr == nil && t.reported != "cgroup" {
-			t.reported = "cgroup"
+		if _, serr := os.Stat(t.cgroup); serr == nil && !t.reportedCgroup {
+			t.reportedCgroup = true
 			p.countError(t, reasonCgroup)
 			p.logf("pod %s: cannot attach to %s: %s", t.name(), t.cgroup, err.(*ExitError).Msg)
 		}
@@ -590,8 +732,9 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 			t.reported = spec
 			p.countError(t, reasonAnnotation)
 			p.logf("pod %s: annotation %s=%q refused by mthpctl: %s; %s",
-				t.name(), p.cfg.Annotation, spec, err.(*ExitError).Msg, p.runsWith(t))
+				t.name(), t.wantKey, spec, err.(*ExitError).Msg, p.runsWith(t))
 		}
+		t.mthpctlRefused, t.refused = spec, reasonAnnotation
 		if t.ref.container != "" {
 			t.want, t.wantText = nil, "the pod's policy"
 		} else {
@@ -642,16 +785,20 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 		p.supported = st.Supported
 	}
 	p.gone = 0
-	leaked := 0
+	leaked, removed := 0, 0
+	listed := map[uint64]bool{}
 	for _, pol := range st.Policies {
+		listed[pol.CgroupID] = true
 		if pol.Cgroup == nil {
-			if p.goneIDs[pol.CgroupID] {
-				// a cgroup the plugin attached to, removed: its pins go
+			if cg, ok := p.records[pol.CgroupID]; ok {
+				// a cgroup the plugin attached to (this process or an
+				// earlier one: StateDir), removed: its pins go
 				t := &target{cgroup: fmt.Sprintf("(cgroup id %d)", pol.CgroupID), users: map[string]bool{},
-					attached: &Params{}, id: pol.CgroupID, ref: podRef{namespace: "(gone)", pod: "cgroup"}}
+					attached: &Params{}, id: pol.CgroupID, ref: podRef{namespace: "(gone)", pod: filepath.Base(cg)},
+					removed: true}
 				p.targets[t.cgroup] = t
 				p.mark(t.cgroup)
-				delete(p.goneIDs, pol.CgroupID)
+				removed++
 			} else {
 				p.gone++
 			}
@@ -661,6 +808,8 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 		prm := pol.ParamsOf()
 		if t := p.targets[cg]; t != nil {
 			t.attached, t.id = &prm, pol.CgroupID
+			// the pod's: recorded, if an earlier plugin did not
+			p.addRecord(pol.CgroupID, cg)
 			continue
 		}
 		if p.isPodCgroup(cg) || p.isPodCgroup(filepath.Dir(cg)) {
@@ -671,12 +820,20 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 			leaked++
 		}
 	}
-	if p.gone > 0 {
-		p.logf("synchronize: %d policies of removed cgroups are pinned still; "+
-			"mthpctl detach --all removes them (with every other policy)", p.gone)
+	if err == nil {
+		// records of what is no longer pinned (detached by hand)
+		for id := range p.records {
+			if !listed[id] {
+				p.dropRecord(id)
+			}
+		}
 	}
-	p.logf("synchronize: %d sandboxes, %d policies attached, %d of pods that are gone",
-		len(p.sandboxes), len(st.Policies), leaked)
+	if p.gone > 0 {
+		p.logf("synchronize: %d policies of removed cgroups the plugin did not attach are pinned still; "+
+			"mthpctl detach --cgroup-id removes one, detach --all all (with every other policy)", p.gone)
+	}
+	p.logf("synchronize: %d sandboxes, %d policies attached, %d of pods that are gone, %d of removed cgroups",
+		len(p.sandboxes), len(st.Policies), leaked, removed)
 }
 
 // A pod cgroup: pod<UID> (cgroupfs) or <qos>-pod<UID>.slice (systemd)
@@ -704,11 +861,59 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 	if err := parseConfig([]byte(config), &cfg); err != nil {
 		return 0, err
 	}
+	if err := checkConfig(cfg); err != nil {
+		return 0, err
+	}
 	if err := p.setDefault(cfg.Default); err != nil {
 		return 0, err
 	}
 	p.cfg = cfg
+	p.node.cgroupRoot = cfg.CgroupRoot
+	if b, ok := p.backend.(interface{ setConfig(Config) }); ok {
+		b.setConfig(cfg)
+	}
 	return 0, nil
+}
+
+// nodeOK: the node has what the plugin needs, or it is not known yet.
+func (p *Plugin) nodeOK() bool { return p.nodeReason == nil || *p.nodeReason == "" }
+
+// checkNode checks the node (under the lock) and logs what it lacks, once
+// for each change.
+func (p *Plugin) checkNode() {
+	reason, msg := checkNode(p.node)
+	if p.nodeReason != nil && *p.nodeReason == reason {
+		return
+	}
+	switch {
+	case reason != "":
+		p.logf("this node does not suit the plugin (%s): %s; the plugin stays idle and attaches nothing", reason, msg)
+	case p.nodeReason != nil:
+		p.logf("this node suits the plugin now (cgroup2 with the memory controller, bpffs)")
+	}
+	p.nodeReason = &reason
+}
+
+// podCgroupMissing says, once for the pod, that its cgroup does not exist
+// while a container of the pod runs or starts (it exists by then: the
+// container's is below it): the cgroup root or the cgroup driver is not
+// the one the plugin expects. Only for a pod that wants a policy.
+func (p *Plugin) podCgroupMissing(sb *sandbox, ctr string) {
+	if sb.cgroup == "" || sb.missingReported || !p.nodeOK() {
+		return
+	}
+	t := p.targets[sb.cgroup]
+	if t == nil || t.want == nil {
+		return
+	}
+	if _, err := os.Stat(sb.cgroup); !os.IsNotExist(err) {
+		return
+	}
+	sb.missingReported = true
+	p.countError(t, reasonCgroupMissing)
+	p.logf("pod %s: its cgroup %s does not exist while its container %s starts: no policy for this pod "+
+		"(is cgroupRoot %s the host's cgroup2 mount, and does the runtime use the cgroup driver whose path "+
+		"it passed, %q?)", t.name(), sb.cgroup, ctr, p.cfg.CgroupRoot, sb.parent)
 }
 
 // Synchronize takes the runtime's pods and containers (at every connect,
@@ -719,13 +924,13 @@ func (p *Plugin) Configure(_ context.Context, config, runtime, version string) (
 func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// what was attached stays known by cgroup id for removed cgroups
-	for _, t := range p.targets {
-		if t.id != 0 && t.attached != nil {
-			p.goneIDs[t.id] = true
-		}
-	}
+	// what was attached is known by cgroup id for removed cgroups
+	// (records; an earlier process's from StateDir)
+	p.loadRecords()
+	p.prevTargets, p.prevSandboxes = p.targets, p.sandboxes
+	defer func() { p.prevTargets, p.prevSandboxes = nil, nil }()
 	p.sandboxes, p.targets, p.dirty = map[string]*sandbox{}, map[string]*target{}, map[string]bool{}
+	p.checkNode()
 	for _, pod := range pods {
 		p.upsert(pod)
 	}
@@ -737,6 +942,9 @@ func (p *Plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		ci := p.addContainer(sb, c)
 		if c.GetState() == api.ContainerState_CONTAINER_RUNNING || c.GetState() == api.ContainerState_CONTAINER_CREATED {
 			p.useContainer(sb, c.GetId(), ci)
+		}
+		if c.GetState() == api.ContainerState_CONTAINER_RUNNING {
+			p.podCgroupMissing(sb, c.GetName())
 		}
 	}
 	// the targets' cgroups are queued; the status goes first
@@ -779,6 +987,7 @@ func (p *Plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api
 	sb := p.upsert(pod)
 	ci := p.addContainer(sb, ctr)
 	p.useContainer(sb, ctr.GetId(), ci)
+	p.podCgroupMissing(sb, ctr.GetName())
 	p.mu.Unlock()
 	p.waitSettled(ci.cgroup)
 	return nil
@@ -797,6 +1006,7 @@ func (p *Plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 	p.releaseContainer(pod.GetId(), ctr.GetId())
 	if sb := p.sandboxes[pod.GetId()]; sb != nil {
 		delete(sb.containers, ctr.GetId())
+		delete(sb.ctrReported, ctr.GetId())
 	}
 	return nil
 }
@@ -854,18 +1064,24 @@ type pluginState struct {
 	pending   int
 	supported *bool
 	connected bool
+	node      *string // what the node lacks ("": nothing; nil: not checked)
 }
 
 func (p *Plugin) state() pluginState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := pluginState{errors: map[string]uint64{}, failing: map[podRef]string{}, pending: len(p.dirty),
-		supported: p.supported, connected: p.connected}
+		supported: p.supported, connected: p.connected, node: p.nodeReason}
 	for k, v := range p.errors {
 		s.errors[k] = v
 	}
 	for _, t := range p.targets {
-		if t.failed != "" && len(t.users) > 0 {
+		if len(t.users) == 0 {
+			continue
+		}
+		if t.refused != "" {
+			s.failing[t.ref] = t.refused
+		} else if t.failed != "" {
 			s.failing[t.ref] = t.failed
 		}
 	}

@@ -271,10 +271,12 @@ func TestReconnects(t *testing.T) {
 	reconnectMin, reconnectMax = 50*time.Millisecond, 200*time.Millisecond
 	cfg := defaultConfig()
 	cfg.CgroupRoot = b.root
+	cfg.StateDir = filepath.Join(b.dir, "state")
 	p, err := NewPlugin(cfg, f, log.New(b.log, "", 0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.fakeNode(p, nil)
 	b.plugin = p
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -423,16 +425,16 @@ func TestSimpleNotReplacedAtSync(t *testing.T) {
 	}
 }
 
-// Finding 9: KEY/container.NAME gives a container's own cgroup a policy
+// Finding 9: SCOPE/container.NAME gives a container's own cgroup a policy
 // at StartContainer; its pod cgroup and the other containers' keep
-// theirs (KEY/pod here); the container's stop detaches it.
+// theirs (SCOPE/pod here); the container's stop detaches it.
 func TestPerContainerPolicy(t *testing.T) {
 	f := newFakeBackend()
 	b := newBench(t, f, Config{})
 	pod := b.newPod(54, map[string]string{
-		"mthpctl.io/policy/pod":           "never",
-		"mthpctl.io/policy/container.db":  "fixed max-size=2M",
-		"mthpctl.io/policy/container.bad": "fixed",
+		"policy.mthpctl.io/pod":           "never",
+		"policy.mthpctl.io/container.db":  "fixed max-size=2M",
+		"policy.mthpctl.io/container.bad": "fixed",
 	}, true)
 	b.run(pod)
 	db := b.create(pod, "db")
@@ -444,7 +446,7 @@ func TestPerContainerPolicy(t *testing.T) {
 	}
 	dbDir := systemdPodDir(54) + "/cri-containerd-" + db.Id + ".scope"
 	b.wantState(dbDir + "=fixed:2097152 " + systemdPodDir(54) + "=never")
-	if l := b.log.lines("mthpctl.io/policy/container.bad"); len(l) != 1 ||
+	if l := b.log.lines("policy.mthpctl.io/container.bad"); len(l) != 1 ||
 		!strings.Contains(l[0], "the container runs with its pod's policy") {
 		t.Fatalf("want one line for the bad container's annotation, log:\n%s", b.log)
 	}
@@ -452,4 +454,58 @@ func TestPerContainerPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.wantState(systemdPodDir(54) + "=never")
+}
+
+// Issue 45, item 1: the keys of the first form, KEY/pod and
+// KEY/container.NAME, have two slashes and Kubernetes refuses them: the
+// plugin does not read them; one line for each names the key to write
+// instead, each counted once as an annotation error (not again at the
+// next event); the pod runs with the node default.
+func TestOldAnnotationKeysRefused(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{Default: "auto"})
+	pod := b.newPod(55, map[string]string{
+		"mthpctl.io/policy/pod":          "never",
+		"mthpctl.io/policy/container.db": "fixed max-size=2M",
+	}, true)
+	b.run(pod)
+	db := b.create(pod, "db")
+	b.mkdir(systemdPodDir(55) + "/cri-containerd-" + db.Id + ".scope")
+	b.start(pod, db)
+	b.wantState(systemdPodDir(55) + "=auto")
+	b.create(pod, "web")
+	b.wantState(systemdPodDir(55) + "=auto")
+	for k, instead := range map[string]string{
+		"mthpctl.io/policy/pod":          "write policy.mthpctl.io/pod",
+		"mthpctl.io/policy/container.db": "write policy.mthpctl.io/container.db",
+	} {
+		l := b.log.lines(k + "=")
+		if len(l) != 1 || !strings.Contains(l[0], instead) || !strings.Contains(l[0], "two slashes") {
+			t.Errorf("want one line for %s naming the fix %q, log:\n%s", k, instead, b.log)
+		}
+	}
+	if n := b.plugin.state().errors[reasonAnnotation]; n != 2 {
+		t.Errorf("annotation errors counted: %d, want 2", n)
+	}
+	t.Log(b.log.lines("two slashes"))
+}
+
+// A configured key without a prefix (mthp.example.com) has the scopes
+// mthp.example.com/pod and mthp.example.com/container.NAME, one slash:
+// read, not refused as the old form.
+func TestAnnotationKeyWithoutPrefix(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	b.stopPlugin()
+	b.startPluginWith(func(c *Config) { c.Annotation = "mthp.example.com" })
+	pod := b.newPod(69, map[string]string{"mthp.example.com/pod": "never", "mthp.example.com/container.db": "auto"}, true)
+	b.run(pod)
+	db := b.create(pod, "db")
+	dbDir := systemdPodDir(69) + "/cri-containerd-" + db.Id + ".scope"
+	b.mkdir(dbDir)
+	b.start(pod, db)
+	b.wantState(dbDir + "=auto " + systemdPodDir(69) + "=never")
+	if l := b.log.lines("two slashes"); len(l) != 0 {
+		t.Fatalf("the scopes' keys refused as the old form: %q", l)
+	}
 }

@@ -68,6 +68,8 @@ setup() {
 	mkdir -p "$W" && mount -t tmpfs -o size=1G,mode=755 nri-e2e "$W" || exit 2
 	mkdir -p "$W/bin" && cp "$rtbin"/* "$W/bin/" || exit 2
 	mkdir -p "$W/empty/state" "$W/logs/mthpctl-nri" "$W/cni" "$W/nri-plugins" "$W/nri-conf" /var/run/nri
+	# the plugin's records on the host (the chart's hostPath)
+	rm -rf /run/mthpctl-nri && mkdir -p /run/mthpctl-nri
 	# (TCG is slow: a generous timeout)
 	printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 120\n' "$SOCK" "$SOCK" >"$W/crictl.yaml"
 	cat >"$W/containerd.toml" <<EOF
@@ -280,10 +282,12 @@ t_annotated_pod() {
 t_metrics() {
 	local m
 	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
-	grep -q '^mthpctl_pod_policy_info{.*namespace="default",pod="annotated",policy="fixed"} 1$' <<<"$m" ||
+	grep -q '^mthpctl_pod_policy_info{.*namespace="default",pod="annotated",policy="fixed",scope="pod"} 1$' <<<"$m" ||
 		fail "no mthpctl_pod_policy_info of the annotated pod: $(grep mthpctl_pod_policy_info <<<"$m")" || return 1
 	grep -q '^mthpctl_nri_connected 1$' <<<"$m" || fail "mthpctl_nri_connected is not 1" || return 1
 	grep -q '^mthpctl_nri_kernel_supported 1$' <<<"$m" || fail "mthpctl_nri_kernel_supported is not 1" || return 1
+	grep -q '^mthpctl_nri_node_ready{reason=""} 1$' <<<"$m" ||
+		fail "mthpctl_nri_node_ready is not 1: $(grep '^mthpctl_nri_node_ready' <<<"$m")" || return 1
 	promtool check metrics <<<"$m" >"$logs/promtool.out" 2>&1 ||
 		fail "promtool check metrics: $(head -n 3 "$logs/promtool.out")" || return 1
 	note "$(grep -c '^mthpctl_' <<<"$m") series; promtool accepts them"
@@ -292,7 +296,7 @@ t_metrics() {
 # A container's own annotation: only its cgroup gets the policy.
 t_per_container() {
 	local big small lb ls
-	run_pod split 3 '{"mthpctl.io/policy/container.big": "fixed max-size=2M"}' big small ||
+	run_pod split 3 '{"policy.mthpctl.io/container.big": "fixed max-size=2M"}' big small ||
 		fail "pod split did not start" || return 1
 	big=$(pod_cgroup 3)/${ctr_ids[split/big]}
 	small=$(pod_cgroup 3)/${ctr_ids[split/small]}
@@ -306,20 +310,26 @@ t_per_container() {
 	note "big: $(grep -o 'o9=[0-9]*' <<<"$lb"); small: $(grep -o 'max_order=[0-9]*' <<<"$ls"); only $big attached"
 }
 
-# A malformed annotation: the pod runs, one log line, an error metric.
+# A malformed annotation, and a key of the old two-slash form (which
+# crictl passes and the API server would refuse): the pod runs, one log
+# line each, an error metric.
 t_malformed() {
 	local st lines m
-	run_pod malformed 4 '{"mthpctl.io/policy": "fixed"}' app || fail "pod malformed did not start" || return 1
+	run_pod malformed 4 '{"mthpctl.io/policy": "fixed", "mthpctl.io/policy/container.app": "never"}' app ||
+		fail "pod malformed did not start" || return 1
 	st=$(cri inspect -o json "${ctr_ids[malformed/app]}" | jq -r .status.state)
 	[ "$st" = CONTAINER_RUNNING ] || fail "the container is $st" || return 1
 	lines=$(plugin_log | grep -c 'mthpctl.io/policy="fixed"')
 	[ "$lines" = 1 ] || fail "$lines log lines about the annotation, want 1" || return 1
+	lines=$(plugin_log | grep -c 'mthpctl.io/policy/container.app="never" ignored: .* write policy.mthpctl.io/container.app')
+	[ "$lines" = 1 ] || fail "$lines log lines about the old key, want 1" || return 1
 	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
-	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 1$' <<<"$m" ||
-		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 1: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
+	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 2$' <<<"$m" ||
+		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 2: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
 		return 1
 	remove_pod "${sb_of[malformed]}"
 	note "$(plugin_log | grep 'mthpctl.io/policy="fixed"' | cut -c1-160)"
+	note "$(plugin_log | grep 'two slashes' | cut -c1-160)"
 }
 
 # Pod stop + remove: no policy, no pins left.
@@ -375,6 +385,28 @@ t_removed_while_down() {
 	note "reconciled at start: $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
 }
 
+# A pod removed while the plugin is down, and its cgroup with it (as the
+# kubelet does after the sandbox's removal): mthpctl status knows its
+# pins by id only; the plugin back removes them, from its records on the
+# host (/run/mthpctl-nri).
+t_removed_cgroup_while_down() {
+	local cg=$(pod_cgroup 8) id
+	run_pod gone 8 '{"mthpctl.io/policy": "fixed max-size=64K"}' || fail "pod gone did not start" || return 1
+	wait_attached "$cg" fixed 30 || fail "no policy on $cg" || return 1
+	id=$(stat -c %i "$cg")
+	[ -e "/run/mthpctl-nri/$id" ] || fail "no record /run/mthpctl-nri/$id: $(ls /run/mthpctl-nri)" || return 1
+	stop_plugin || fail "stopping the plugin" || return 1
+	remove_pod "${sb_of[gone]}" || fail "removing pod gone" || return 1
+	find "$cg" -depth -type d -exec rmdir {} + || fail "rmdir $cg" || return 1
+	[ -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "the pins went with the plugin down?" || return 1
+	start_plugin "$e2e/plugin/configmap" || fail "the plugin did not start again" || return 1
+	local end=$((SECONDS + 30))
+	while [ -e "/sys/fs/bpf/mthpctl/cg-$id" ] && [ "$SECONDS" -le "$end" ]; do sleep 0.5; done
+	[ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "pins left: /sys/fs/bpf/mthpctl/cg-$id" || return 1
+	[ ! -e "/run/mthpctl-nri/$id" ] || fail "the record /run/mthpctl-nri/$id stays" || return 1
+	note "cgroup $id removed with the plugin down: its pins removed at the start; $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
+}
+
 # mthpctl slow (a wrapper sleeping 3 s): pods start, the plugin stays
 # connected, the policies catch up.
 t_slow_mthpctl() {
@@ -399,7 +431,7 @@ t_slow_mthpctl() {
 }
 
 tests=(annotated_pod metrics per_container malformed stop_remove sandbox_recreated
-       containerd_restart removed_while_down slow_mthpctl)
+       containerd_restart removed_while_down removed_cgroup_while_down slow_mthpctl)
 [ $# -gt 0 ] && tests=("$@")
 
 setup

@@ -40,7 +40,7 @@ const chartDir = "../helm/mthpctl-nri"
 
 // The keys of the plugin's configuration (Config in ../../plugin.go).
 var configKeys = map[string]bool{"default": true, "annotation": true, "cgroupRoot": true,
-	"mthpctl": true, "metricsAddress": true, "timeoutMs": true, "hookWaitMs": true}
+	"mthpctl": true, "metricsAddress": true, "timeoutMs": true, "hookWaitMs": true, "stateDir": true}
 
 // The node label the DaemonSet selects on: nodes whose kernel has the
 // series (mthpctl-nri(8), DEPLOYMENT).
@@ -71,6 +71,24 @@ func valueSets() []map[string]any {
 
 func render(t *testing.T, vals map[string]any) []byte {
 	t.Helper()
+	out := renderAll(t, vals)
+	var names []string
+	for n := range out {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var all bytes.Buffer
+	for _, n := range names {
+		if strings.HasSuffix(n, ".yaml") {
+			fmt.Fprintf(&all, "---\n# %s\n%s\n", n, out[n])
+		}
+	}
+	return all.Bytes()
+}
+
+// renderAll is every template rendered, by name (NOTES.txt too).
+func renderAll(t *testing.T, vals map[string]any) map[string]string {
+	t.Helper()
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,18 +103,36 @@ func render(t *testing.T, vals map[string]any) []byte {
 	if err != nil {
 		t.Fatalf("render (values %v): %v", vals, err)
 	}
-	var names []string
-	for n := range out {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var all bytes.Buffer
-	for _, n := range names {
-		if strings.HasSuffix(n, ".yaml") {
-			fmt.Fprintf(&all, "---\n# %s\n%s\n", n, out[n])
+	return out
+}
+
+// NOTES.txt names the annotation's scopes with the keys the plugin reads
+// (one slash each), for the default key and another one.
+func TestNotes(t *testing.T) {
+	for key, want := range map[string][]string{
+		"mthpctl.io/policy": {"mthpctl.io/policy: \"fixed max-size=64K\"", "policy.mthpctl.io/pod",
+			"policy.mthpctl.io/container.NAME"},
+		"example.com/mthp": {"example.com/mthp: \"fixed", "mthp.example.com/pod", "mthp.example.com/container.NAME"},
+	} {
+		var notes string
+		for n, s := range renderAll(t, map[string]any{"annotation": key}) {
+			if strings.HasSuffix(n, "NOTES.txt") {
+				notes = s
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("annotation %s: NOTES.txt lacks %q:\n%s", key, w, notes)
+			}
+		}
+		// the DaemonSet runs only on labelled nodes: NOTES.txt says so
+		// and how to label one
+		if strings.Contains(notes, "every node") ||
+			!strings.Contains(notes, "kubectl label node NODE mthpctl.io/bpf-mthp-ops=true") ||
+			!strings.Contains(notes, "mthpctl.io/bpf-mthp-ops=true") {
+			t.Errorf("NOTES.txt does not say the plugin needs a node label:\n%s", notes)
 		}
 	}
-	return all.Bytes()
 }
 
 type objects struct {
@@ -257,7 +293,8 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 	for _, m := range c.VolumeMounts {
 		mounts[m.MountPath] = m
 	}
-	for path, rw := range map[string]bool{"/sys/fs/bpf": true, "/sys/fs/cgroup": false, "/var/run/nri": true} {
+	for path, rw := range map[string]bool{"/sys/fs/bpf": true, "/sys/fs/cgroup": false, "/var/run/nri": true,
+		"/run/mthpctl-nri": true} {
 		m, ok := mounts[path]
 		if !ok || hostPaths[m.Name] != path {
 			t.Errorf("the host's %s is not mounted at %s", path, path)
@@ -267,8 +304,8 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 			t.Errorf("%s is read-only", path)
 		}
 	}
-	if len(hostPaths) != 3 {
-		t.Errorf("host paths %v: only /sys/fs/bpf, /sys/fs/cgroup and /var/run/nri", hostPaths)
+	if len(hostPaths) != 4 {
+		t.Errorf("host paths %v: only /sys/fs/bpf, /sys/fs/cgroup, /var/run/nri and /run/mthpctl-nri", hostPaths)
 	}
 	if m, ok := mounts["/run/mthpctl"]; !ok || m.ReadOnly {
 		t.Errorf("no writable /run/mthpctl (mthpctl's probe cache) with a read-only root")
@@ -292,6 +329,11 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet, cm *corev1.ConfigMap) {
 		if !configKeys[k] {
 			t.Errorf("config key %q is not the plugin's", k)
 		}
+	}
+	// the records of what the plugin attached outlive its container:
+	// on the host's /run (not an emptyDir), where stateDir says
+	if m, ok := mounts[fmt.Sprint(cfg["stateDir"])]; !ok || hostPaths[m.Name] != "/run/mthpctl-nri" || m.ReadOnly {
+		t.Errorf("stateDir %v is not the host's /run/mthpctl-nri, writable", cfg["stateDir"])
 	}
 }
 

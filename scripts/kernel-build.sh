@@ -8,8 +8,14 @@
 #   JOBS=N             parallel make jobs (default: nproc)
 #   KERNEL_CONFIG_EXTRA=file  a fragment merged after kernel/config (e.g.
 #                      kernel/config-debug); its own object tree and results
+#   ARCH=arm64         cross-build for arm64 (CROSS_COMPILE, default
+#                      aarch64-linux-gnu- on another host): kernel/config
+#                      plus kernel/config-arm64; the result holds Image.
+#                      Its tree, objects, results and lock are under
+#                      $KERNEL_CACHE/arm64/, apart from x86's; only the
+#                      pristine source (src/) is shared.
 #
-# The result directory (keyed by base + patches + config) holds bzImage,
+# The result directory (keyed by base + patches + config) holds bzImage (arm64: Image),
 # vmlinux, .config, and the patched tree's libbpf and bpftool (lib/,
 # include/, bin/); its path is printed
 # on the last line of stdout. An existing result is reused without building.
@@ -24,6 +30,23 @@ log() { printf 'kernel-build: %s\n' "$*" >&2; }
 export KERNEL_CACHE=$cache
 mkdir -p "$cache"
 
+# The target architecture. x86 keeps the cache layout and keys it always had;
+# another one gets its own subdirectory (tree, objects, results, lock), so a
+# cross-build never waits for or writes into an x86 build.
+arch=${ARCH:-x86}
+case $arch in
+x86|x86_64) arch=x86; work=$cache; kmake=(); image=arch/x86/boot/bzImage ;;
+arm64|aarch64)
+	arch=arm64; work=$cache/arm64
+	cross=${CROSS_COMPILE-}
+	[ -n "$cross" ] || [ "$(uname -m)" = aarch64 ] || cross=aarch64-linux-gnu-
+	command -v "${cross}gcc" >/dev/null ||
+		{ log "error: ${cross}gcc not found (scripts/install-deps.sh --arm64)"; exit 1; }
+	kmake=(ARCH=arm64 CROSS_COMPILE="$cross"); image=arch/arm64/boot/Image ;;
+*) log "error: ARCH=$arch: only x86 and arm64 are supported"; exit 1 ;;
+esac
+mkdir -p "$work"
+
 if [ -n "${KERNEL_SRC:-}" ]; then
 	[ -f "$KERNEL_SRC/Makefile" ] || { log "error: KERNEL_SRC=$KERNEL_SRC is not a kernel tree"; exit 1; }
 	pristine=$(cd "$KERNEL_SRC" && pwd)
@@ -36,6 +59,7 @@ fi
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series")
 # The configuration: kernel/config, then the optional extra fragment.
 fragments=("$top/kernel/config")
+[ "$arch" = x86 ] || fragments+=("$top/kernel/config-$arch")
 obj_suffix=
 if [ -n "${KERNEL_CONFIG_EXTRA:-}" ]; then
 	[ -f "$KERNEL_CONFIG_EXTRA" ] || { log "error: KERNEL_CONFIG_EXTRA=$KERNEL_CONFIG_EXTRA does not exist"; exit 1; }
@@ -44,10 +68,10 @@ if [ -n "${KERNEL_CONFIG_EXTRA:-}" ]; then
 fi
 config_all=$(cat "${fragments[@]}")
 
-key=$( { echo "$base_id"; echo "$config_all";
+key=$( { echo "$base_id"; [ "$arch" = x86 ] || echo "arch $arch"; echo "$config_all";
 	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
        sha256sum | cut -c1-16)
-out=$cache/images/$key
+out=$work/images/$key
 if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then
 	log "cached build $key"
 	echo "$out"
@@ -58,9 +82,9 @@ fi
 # other's files (seen as a missing net/packet/af_packet.o). A finished
 # result (.complete) is never written again, so the check above needs no
 # lock and a cached kernel does not wait for another series' build.
-exec 9>"$cache/.build.lock"
+exec 9>"$work/.build.lock"
 if ! flock -n 9; then
-	log "waiting for another kernel build using $cache"
+	log "waiting for another kernel build using $work"
 	flock 9
 fi
 if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then
@@ -72,7 +96,7 @@ fi
 # The patched source: a private copy of the base tree with the series
 # applied. Patches applied before are kept beside it so that a changed
 # series is reverted exactly and only the files it touches get new times.
-tree=$cache/tree/$base_id
+tree=$work/tree/$base_id
 applied=$tree/.mthp-applied
 if [ ! -f "$tree/.mthp-tree" ]; then
 	log "copying $pristine to $tree"
@@ -95,7 +119,7 @@ if [ "$same" = 0 ]; then
 	# Remember every file the old series touched, with its content, so
 	# that files the new series leaves as they were keep their times
 	# (a header such as cgroup-defs.h with a new time rebuilds everything).
-	keep=$cache/tree/.keep-$base_id
+	keep=$work/tree/.keep-$base_id
 	rm -rf "$keep"; mkdir -p "$keep"
 	if [ -f "$applied/series" ]; then
 		sed -n 's|^+++ b/||p' "$applied"/*.patch | sort -u |
@@ -112,7 +136,7 @@ if [ "$same" = 0 ]; then
 	rm -rf "$applied"; mkdir -p "$applied"
 	# the tree's libbpf/bpftool below are built once per tree: a changed
 	# series changes them too (e.g. a libbpf patch)
-	rm -rf "$cache/obj/$base_id"*/bpf-toolchain
+	rm -rf "$work/obj/$base_id"*/bpf-toolchain
 	for p in "${patches[@]}"; do
 		log "applying $p"
 		# git apply has no fuzz: a patch that does not apply exactly fails.
@@ -133,33 +157,39 @@ if [ "${1:-}" = --tree ]; then
 	exit 0
 fi
 
-obj=$cache/obj/$base_id$obj_suffix
+obj=$work/obj/$base_id$obj_suffix
 mkdir -p "$obj"
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.mthp-config" 2>/dev/null)" != "$config_all" ]; then
 	log "configuring (allnoconfig + ${fragments[*]#"$top/"})"
-	make -s -C "$tree" O="$obj" allnoconfig >/dev/null
-	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+	make -s -C "$tree" O="$obj" "${kmake[@]}" allnoconfig >/dev/null
+	env "${kmake[@]}" "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
 		"${fragments[@]}" >/dev/null
-	make -s -C "$tree" O="$obj" olddefconfig >/dev/null
+	make -s -C "$tree" O="$obj" "${kmake[@]}" olddefconfig >/dev/null
 	printf '%s\n' "$config_all" >"$obj/.mthp-config"
 fi
-# Every option the fragments ask for must have survived olddefconfig.
-missing=$(grep -hE '^CONFIG_[A-Z0-9_]+=[ym]$' "${fragments[@]}" |
+# Every option the fragments ask for must have survived olddefconfig: the
+# last fragment that names an option decides (kernel/config-arm64 turns off
+# what arm64 does not have with "# CONFIG_X is not set").
+missing=$(sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/\1 \2/p' \
+		 -e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1 n/p' "${fragments[@]}" |
+	  awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = n++; k[n - 1] = $1 } }
+	       END { for (i = 0; i < n; i++) if (v[k[i]] == "y" || v[k[i]] == "m") print k[i] "=" v[k[i]] }' |
 	  while read -r line; do grep -qx "$line" "$obj/.config" || echo "$line"; done)
 [ -z "$missing" ] || { log "error: options lost by olddefconfig:"; echo "$missing" >&2; exit 1; }
 
-log "building in $obj (make -j$jobs)"
+log "building in $obj (make -j$jobs ${kmake[*]} $(basename "$image"))"
 start=$(date +%s)
-make -s -C "$tree" O="$obj" -j"$jobs" bzImage
+make -s -C "$tree" O="$obj" "${kmake[@]}" -j"$jobs" "$(basename "$image")"
 log "kernel built in $(( $(date +%s) - start )) s"
 
 # The patched tree's own libbpf and bpftool: a matched pair that knows the
 # series' UAPI, for the kernel tests.
-KERNEL_SRC=$tree BPF_TOOLCHAIN_DIR=$obj/bpf-toolchain \
+# For arm64, libbpf is cross-compiled and bpftool runs on the build host.
+KERNEL_SRC=$tree BPF_TOOLCHAIN_DIR=$obj/bpf-toolchain ARCH=$arch \
 	"$top/scripts/bpf-toolchain.sh" >/dev/null
 
 mkdir -p "$out.tmp"
-cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$out.tmp/"
+cp "$obj/$image" "$obj/vmlinux" "$obj/.config" "$out.tmp/"
 cp -r "$obj/bpf-toolchain/include" "$obj/bpf-toolchain/lib" \
 	"$obj/bpf-toolchain/bin" "$out.tmp/"
 printf '%s\n' "${patches[@]}" >"$out.tmp/series"

@@ -66,8 +66,10 @@ cp "$out.tmp/usr/share/base-passwd/passwd.master" "$out.tmp/etc/passwd"
 cp "$out.tmp/usr/share/base-passwd/group.master" "$out.tmp/etc/group"
 echo mthp-vm >"$out.tmp/etc/hostname"
 : >"$out.tmp/etc/fstab"
-# /bin/sh (dash's postinst makes the link)
-[ -e "$out.tmp/bin/sh" ] || ln -s dash "$out.tmp/usr/bin/sh"
+# links the packages' scripts would have made (dash's /bin/sh, gawk's
+# awk alternative)
+[ -e "$out.tmp/bin/sh" ] || ln -s dash "$out.tmp/bin/sh"
+[ -e "$out.tmp/usr/bin/awk" ] || ln -s gawk "$out.tmp/usr/bin/awk"
 # busybox's applets, as links in a directory of their own (a test puts it
 # at the end of PATH); the list from the static busybox under qemu-user
 mkdir -p "$out.tmp/usr/local/busybox"

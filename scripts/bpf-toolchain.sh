@@ -13,6 +13,11 @@
 #   KERNEL_SRC        use this kernel tree instead of fetching one
 #   BPF_TOOLCHAIN_DIR where to build (default: $cache/bpf-toolchain/<tree name>)
 #   KERNEL_CACHE      cache root, as for scripts/kernel-fetch.sh
+#   ARCH=arm64        libbpf cross-compiled for arm64 (CROSS_COMPILE, default
+#                     aarch64-linux-gnu- on another host; the arm64 libelf
+#                     and zlib headers: scripts/install-deps.sh --arm64);
+#                     bpftool still runs on the build host. Default
+#                     directory: <tree name>-arm64.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +30,17 @@ if [ -z "$src" ]; then
 fi
 [ -f "$src/tools/lib/bpf/libbpf.c" ] || { log "error: $src is not a kernel tree with tools/lib/bpf"; exit 1; }
 
-out=${BPF_TOOLCHAIN_DIR:-$cache/bpf-toolchain/$(basename "$src")}
+cross= suffix=
+case ${ARCH:-x86} in
+x86|x86_64) ;;
+arm64|aarch64)
+	suffix=-arm64
+	if [ "$(uname -m)" != aarch64 ]; then
+		cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
+	fi ;;
+*) log "error: ARCH=$ARCH: only x86 and arm64 are supported"; exit 1 ;;
+esac
+out=${BPF_TOOLCHAIN_DIR:-$cache/bpf-toolchain/$(basename "$src")$suffix}
 stamp=$out/.built
 
 # The UAPI headers libbpf 1.8 expects are newer than Debian 12's
@@ -58,7 +73,7 @@ if built; then
 	exit 0
 fi
 
-jobs=$(nproc 2>/dev/null || echo 1)
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 mkdir -p "$out/obj/libbpf" "$out/obj/bpftool" "$out/bin"
 logf=$out/build.log
 : >"$logf"
@@ -73,7 +88,10 @@ step() { # what command...
 	fi
 }
 log "building libbpf from $src"
-step "libbpf build" make -s -C "$src/tools/lib/bpf" -j"$jobs" BUILD_STATIC_ONLY=1 \
+# (ARCH and CROSS_COMPILE are the kernel's names: tools/ reads them too)
+libbpf_cc=()
+[ -z "$cross" ] || libbpf_cc=(CC="${cross}gcc" AR="${cross}ar" LD="${cross}ld" ARCH=arm64 CROSS_COMPILE="$cross")
+step "libbpf build" env -u ARCH -u CROSS_COMPILE make -s -C "$src/tools/lib/bpf" -j"$jobs" "${libbpf_cc[@]}" BUILD_STATIC_ONLY=1 \
 	OUTPUT="$out/obj/libbpf/" DESTDIR="$out" prefix= \
 	EXTRA_CFLAGS="-O2 -g -fPIC" install
 # libbpf installs into lib or lib64 depending on the host; normalise.
@@ -82,7 +100,7 @@ if [ ! -f "$out/lib/libbpf.a" ]; then
 	cp "$(find "$out" -path "$out/obj" -prune -o -name libbpf.a -print | head -n1)" "$out/lib/"
 fi
 log "building bootstrap bpftool"
-step "bpftool bootstrap build" make -s -C "$src/tools/bpf/bpftool" -j"$jobs" OUTPUT="$out/obj/bpftool/" \
+step "bpftool bootstrap build" env -u ARCH -u CROSS_COMPILE make -s -C "$src/tools/bpf/bpftool" -j"$jobs" OUTPUT="$out/obj/bpftool/" \
 	bootstrap
 cp "$out/obj/bpftool/bootstrap/bpftool" "$out/bin/bpftool"
 install_uapi

@@ -2,6 +2,24 @@
 # mthpctl: build, test and install. `make V=1` shows the commands.
 
 OUTPUT		:= .output
+# The tool, natively: ./mthpctl. `make ARCH=arm64` cross-builds it and its BPF
+# objects into .output-arm64/ (the tool as .output-arm64/mthpctl) with
+# CROSS_COMPILE (default aarch64-linux-gnu- on another host), libbpf
+# cross-compiled by scripts/bpf-toolchain.sh, and the arm64 kernel's
+# vmlinux.h (include/vmlinux/arm64/).
+TOOL		:= mthpctl
+ifneq ($(filter arm64 aarch64,$(ARCH)),)
+override ARCH	:= arm64
+ifneq ($(shell uname -m),aarch64)
+CROSS_COMPILE	?= aarch64-linux-gnu-
+endif
+OUTPUT		:= .output-arm64
+TOOL		:= $(OUTPUT)/mthpctl
+export ARCH CROSS_COMPILE
+endif
+ifneq ($(CROSS_COMPILE),)
+CC		:= $(CROSS_COMPILE)gcc
+endif
 PREFIX		?= /usr/local
 DESTDIR		?=
 SBINDIR		?= $(PREFIX)/sbin
@@ -63,6 +81,12 @@ LIBBPF_INC	:= $(BPF_TOOLCHAIN)/include
 # The committed vmlinux header of the patched kernel; until it exists, a
 # temporary one is generated from the running kernel's BTF (never committed).
 VMLINUX_H	:= $(if $(wildcard include/vmlinux/vmlinux.h),include/vmlinux/vmlinux.h,$(OUTPUT)/vmlinux/vmlinux.h)
+ifeq ($(ARCH),arm64)
+# arm64: the header of the arm64 kernel (scripts/gen-vmlinux-h.sh with
+# ARCH=arm64); without it, one generated from that kernel's BTF, building
+# the kernel if needed (never the build host's BTF, another architecture's)
+VMLINUX_H	:= $(if $(wildcard include/vmlinux/arm64/vmlinux.h),include/vmlinux/arm64/vmlinux.h,$(OUTPUT)/vmlinux/vmlinux.h)
+endif
 
 include scripts/bpf-arch.mk
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall \
@@ -110,7 +134,11 @@ MANS		:= $(patsubst man/%.rst,$(OUTPUT)/man/%,$(wildcard man/*.rst))
 .DELETE_ON_ERROR:
 
 .PHONY: all examples clean install unit-check unit-check-asan mthpctl-asan fuzz fuzz-short fuzz-build check-docs check-bench-deps check-units check-patches check-kernel-configs vm-tests vm-check check bench demo plots check-plots
-all: mthpctl examples
+all: $(TOOL) examples
+ifneq ($(TOOL),mthpctl)
+.PHONY: mthpctl
+mthpctl: $(TOOL)
+endif
 
 $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
 	$(call msg,TOOLCHN,libbpf+bpftool)
@@ -118,9 +146,9 @@ $(OUTPUT)/toolchain.mk: scripts/bpf-toolchain.sh
 	$(Q)dir=$$(scripts/bpf-toolchain.sh) && echo "BPF_TOOLCHAIN := $$dir" > $@
 
 $(OUTPUT)/vmlinux/vmlinux.h: | $(OUTPUT)/toolchain.mk
-	$(call msg,GEN,$@ (from running kernel; temporary))
+	$(call msg,GEN,$@ (from $(if $(filter arm64,$(ARCH)),the arm64 kernel,running kernel); temporary))
 	$(Q)mkdir -p $(@D)
-	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	$(Q)$(BPFTOOL) btf dump file $(if $(filter arm64,$(ARCH)),$$(scripts/kernel-build.sh | tail -n1)/vmlinux,/sys/kernel/btf/vmlinux) format c > $@.tmp
 	$(Q)printf '%s\n' '#ifndef MTHPCTL_HAVE_BPF_MTHP_OPS' \
 		'enum bpf_mthp_request { BPF_MTHP_FAULT, BPF_MTHP_KHUGEPAGED, BPF_MTHP_SMAPS };' \
 		'enum bpf_psi_stall { BPF_PSI_MEM_SOME, BPF_PSI_MEM_FULL, BPF_PSI_IO_SOME, BPF_PSI_IO_FULL, BPF_PSI_CPU_SOME, BPF_PSI_CPU_FULL, BPF_PSI_IRQ_FULL };' \
@@ -164,7 +192,7 @@ $(TOOL_OBJS): $(OUTPUT)/%.o: %.c $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -c $< -o $@
 
-mthpctl: $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
+$(TOOL): $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz -lm
 

@@ -5,18 +5,26 @@
 # alias include/vmlinux/vmlinux.h at it, so that building mthpctl needs no
 # kernel build. Run after changing kernel/ and commit both.
 #   scripts/gen-vmlinux-h.sh [KERNEL_RESULT_DIR]
+#   ARCH=arm64: the arm64 kernel's, into include/vmlinux/arm64/ (make
+#   ARCH=arm64 builds against it)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=${1:-$("$top/scripts/kernel-build.sh" | tail -n1)}
 [ -f "$kdir/vmlinux" ] || { echo "gen-vmlinux-h: no vmlinux in $kdir" >&2; exit 1; }
 
-release=$(strings "$kdir/bzImage" | sed -n 's/^\([0-9][^ ]*\) (.*/\1/p' | head -n1)
+sub=
+case ${ARCH:-x86} in arm64|aarch64) sub=/arm64 ;; esac
+if [ -f "$kdir/bzImage" ]; then
+	release=$(strings "$kdir/bzImage" | sed -n 's/^\([0-9][^ ]*\) (.*/\1/p' | head -n1)
+else
+	release=$(strings "$kdir/Image" | sed -n 's/^Linux version \([^ ]*\) (.*/\1/p' | head -n1)
+fi
 [ -n "$release" ] || release=unknown
 # the patches the series file names (not the cover letter)
 series=$(grep -v '^\s*\(#\|$\)' "$top/kernel/series" | sed "s|^|$top/kernel/|" |
 	 xargs cat | sha256sum | cut -c1-8)
-dir=$top/include/vmlinux
+dir=$top/include/vmlinux$sub
 name=vmlinux-$release-$series.h
 
 mkdir -p "$dir"

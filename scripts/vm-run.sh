@@ -13,6 +13,11 @@
 #   -s, --systemd        systemd as PID 1: COMMAND runs as a service once
 #                        multi-user.target is reached, then the VM powers off
 #                        (see below)
+#   --arch arm64         an arm64 guest (QEMU virt, TCG) on the arm64 kernel
+#                        (ARCH=arm64 scripts/kernel-build.sh) and the root of
+#                        scripts/arm64-rootfs.sh instead of the host's; the
+#                        checkout is shared read-only at its own path, /tmp
+#                        is writable in the guest only (not with --systemd)
 #
 # The guest sees the host's root file system read-only and runs COMMAND in
 # the current directory. The exit status is COMMAND's, taken from a file the
@@ -26,7 +31,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cpus=2 memory=2G results= timeout=1800 kdir=
 append=()
-systemd=
+systemd= arch=x86
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) kdir=$2; shift 2 ;;
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 	-t|--timeout) timeout=$2; shift 2 ;;
 	-a|--append) append+=(--append "$2"); shift 2 ;;
 	-s|--systemd) systemd=1; shift ;;
+	--arch) arch=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "vm-run: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
 	esac
@@ -45,21 +51,43 @@ done
 [ $# -gt 0 ] || { echo "vm-run: no command given: vm-run.sh [options] -- COMMAND" >&2; exit 2; }
 command -v vng >/dev/null || { echo "vm-run: vng not found: run scripts/install-deps.sh" >&2; exit 2; }
 
+case $arch in
+x86|x86_64) arch=x86 image=bzImage ;;
+arm64|aarch64) arch=arm64 image=Image
+	[ -z "$systemd" ] || { echo "vm-run: --systemd with --arch arm64: not supported" >&2; exit 2; } ;;
+*) echo "vm-run: --arch $arch: only x86 and arm64" >&2; exit 2 ;;
+esac
 if [ -z "$kdir" ]; then
-	kdir=$("$top/scripts/kernel-build.sh" | tail -n1) || exit 1
+	kdir=$(ARCH=$arch "$top/scripts/kernel-build.sh" | tail -n1) || exit 1
 fi
-[ -f "$kdir/bzImage" ] || { echo "vm-run: no bzImage in $kdir" >&2; exit 2; }
+[ -f "$kdir/$image" ] || { echo "vm-run: no $image in $kdir" >&2; exit 2; }
 [ -n "$results" ] || results=$(mktemp -d /tmp/mthp-vm.XXXXXX)
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 rm -f "$results/status" "$results/guest.out"
+
+# The arm64 guest's root: its own file system (made once), with a mount
+# point for the checkout at its host path, shared read-only; the results
+# directory lies under /tmp, a writable overlay in the guest.
+vng_arch=(--rwdir "$results")
+guest_path=$PATH
+if [ "$arch" = arm64 ]; then
+	root=$("$top/scripts/arm64-rootfs.sh" | tail -n1) || exit 1
+	case $results in /tmp/*) ;; *)
+		echo "vm-run: --arch arm64: the results directory must be under /tmp ($results)" >&2; exit 2 ;;
+	esac
+	mkdir -p "$root$top"
+	vng_arch=(--arch arm64 --root "$root" --overlay-rwdir=/tmp --rodir="$top=$top"
+		  --rwdir="$results=$results")
+	guest_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/busybox
+fi
 
 # The guest side: run the command, keep its output and status in files.
 guest=$results/.guest.sh
 {
 	echo '#!/bin/bash'
 	echo "export MTHP_RESULTS=$(printf %q "$results")"
-	echo "export PATH=$(printf %q "$PATH")"
+	echo "export PATH=$(printf %q "$guest_path")"
 	echo "cd $(printf %q "$PWD") || exit 125"
 	echo 'echo MTHP-GUEST-BEGIN'
 	printf '%q ' "$@"
@@ -126,8 +154,8 @@ fi
 
 # The console goes to a log; the guest's own lines are shown as they come.
 timeout --foreground -k 10 "$timeout" \
-	vng -r "$kdir/bzImage" --disable-kvm -v -p "$cpus" -m "$memory" --append printk.time=1 \
-	    --rwdir "$results" "${append[@]}" "${vng_cmd[@]}" </dev/null 2>&1 |
+	vng -r "$kdir/$image" --disable-kvm -v -p "$cpus" -m "$memory" --append printk.time=1 \
+	    "${vng_arch[@]}" "${append[@]}" "${vng_cmd[@]}" </dev/null 2>&1 |
 	tee "$results/console.log" |
 	sed -un '/MTHP-GUEST-BEGIN/,/MTHP-GUEST-END/{/MTHP-GUEST-/d;p}'
 vng_rc=${PIPESTATUS[0]}

@@ -36,6 +36,6 @@ mkdir -p "$dir"
 mv "$dir/$name.tmp" "$dir/$name"
 grep -q 'struct bpf_mthp_ops {' "$dir/$name" ||
 	{ echo "gen-vmlinux-h: $kdir lacks bpf_mthp_ops" >&2; exit 1; }
-find "$dir" -name 'vmlinux-*.h' ! -name "$name" -delete
+find "$dir" -maxdepth 1 -name 'vmlinux-*.h' ! -name "$name" -delete
 ln -sfn "$name" "$dir/vmlinux.h"
 echo "$dir/$name"

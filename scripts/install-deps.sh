@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Install mthpctl's build and test dependencies on Debian/Ubuntu.
+#   scripts/install-deps.sh [--arm64]
+#   --arm64  also what `make check-arm64` needs: the aarch64 cross compiler,
+#            QEMU for arm64, mmdebstrap (the guest's root) and the arm64
+#            libelf/zlib (dpkg's arm64 architecture is added for them)
 # Idempotent and quiet; runs `apt-get update` once, only if something is
 # missing. Needs root (or sudo).
 #
@@ -41,6 +45,16 @@ pkgs=(
 	# built from their Go modules by scripts/runtime-build.sh)
 	runc
 )
+
+if [ "${1:-}" = --arm64 ]; then
+	if [ "$(dpkg --print-architecture)" != arm64 ] &&
+	   ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		log "adding dpkg architecture arm64"
+		$SUDO dpkg --add-architecture arm64
+	fi
+	pkgs+=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
+	       qemu-system-arm qemu-user-static mmdebstrap libelf-dev:arm64 zlib1g-dev:arm64)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

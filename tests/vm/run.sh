@@ -13,12 +13,17 @@
 # tests/vm/t/ (t_NAME() in NAME.sh), sourced below.
 # Logs of the helpers go to $MTHP_RESULTS/vm-tests (or a temporary dir).
 # MTHPCTL=PATH tests another build (as tests/vm/bench-short.sh does: a
-# build broken on purpose, to see a test fail).
+# build broken on purpose, to see a test fail). On an arm64 guest the tool
+# and helpers are those of `make ARCH=arm64 mthpctl vm-tests`, in
+# .output-arm64/.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-M=${MTHPCTL:-$top/mthpctl}
-H=$top/.output/tests/vm
+OUT=$top/.output M=${MTHPCTL:-$top/mthpctl}
+if [ "$(uname -m)" = aarch64 ] && [ -x "$top/.output-arm64/mthpctl" ]; then
+	OUT=$top/.output-arm64 M=${MTHPCTL:-$OUT/mthpctl}
+fi
+H=$OUT/tests/vm
 CG=/sys/fs/cgroup/mthp-vm
 PINS=/sys/fs/bpf/mthpctl
 THP=/sys/kernel/mm/transparent_hugepage

@@ -15,7 +15,7 @@ pins_of() { ls "$PINS/cg-$1" 2>/dev/null | tr '\n' ' '; }
 # changed.
 t_object() {
 	local a b ida idb ex two none ex_real out j link f line a64 n64 folios obj_a
-	ex=$top/.output/example_vma_size.bpf.o two=$H/ops_two.bpf.o none=$H/ops_none.bpf.o
+	ex=$OUT/example_vma_size.bpf.o two=$H/ops_two.bpf.o none=$H/ops_none.bpf.o
 	[ -f "$ex" ] && [ -f "$two" ] && [ -f "$none" ] || fail "objects missing (make vm-tests)" || return 1
 	ex_real=$(readlink -f "$ex")
 	a=$(mkcg obj-a) && b=$(mkcg obj-b) || return 1

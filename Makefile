@@ -68,7 +68,7 @@ endif
 # scripts/bpf-toolchain.sh (see README.md, Requirements). Override with
 # BPF_TOOLCHAIN=DIR (containing include/, lib/libbpf.a, bin/bpftool).
 NO_TOOLCHAIN_GOALS := clean unit-check unit-check-asan fuzz fuzz-short fuzz-build nri-check nri-plugin \
-		      compile-bench
+		      compile-bench check-arm64
 ifeq ($(BPF_TOOLCHAIN),)
 ifneq ($(filter-out $(NO_TOOLCHAIN_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(OUTPUT)/toolchain.mk
@@ -304,6 +304,15 @@ vm-check: mthpctl mthpctl-asan vm-tests
 check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
+# The series, mthpctl and the tests on an arm64 guest: the arm64 kernel,
+# tool, BPF objects and kernel tests cross-built, the guest's root made once
+# (scripts/arm64-rootfs.sh), the kernel tests and the folio-size
+# integration tests in the guest under TCG (times in README.md; not part
+# of check). Needs scripts/install-deps.sh --arm64.
+.PHONY: check-arm64
+check-arm64:
+	$(Q)scripts/arm64-check.sh
+
 # The series' in-tree selftests (tools/testing/selftests/bpf test_progs:
 # cgroup_mthp_ops, mthp_ops_mm, cgroup_psi_stall) built from the patched tree and run in the
 # VM on the test kernel plus kernel/config-selftests (5 min with that
@@ -431,7 +440,7 @@ install: mthpctl $(MANS) $(EXAMPLE_OBJS)
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) mthpctl
+	$(Q)rm -rf $(OUTPUT) $(filter mthpctl,$(TOOL))
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/src/bench/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/vm/*.d \
 	$(SAN_OUT)/src/*.d $(SAN_OUT)/src/bench/*.d $(SAN_OUT)/tests/unit/*.d $(FUZZ_OUT)/src/*.d $(FUZZ_OUT)/src/bench/*.d $(FUZZ_OUT)/*.d)

@@ -77,7 +77,7 @@ if [ "$arch" = arm64 ]; then
 		echo "vm-run: --arch arm64: the results directory must be under /tmp ($results)" >&2; exit 2 ;;
 	esac
 	mkdir -p "$root$top"
-	vng_arch=(--arch arm64 --root "$root" --overlay-rwdir=/tmp --rodir="$top=$top"
+	vng_arch=(--arch arm64 --root "$root" --force-9p --overlay-rwdir=/tmp --rodir="$top=$top"
 		  --rwdir="$results=$results")
 	guest_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/busybox
 fi

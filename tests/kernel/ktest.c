@@ -45,6 +45,7 @@
 #define PIN_DIR "/sys/fs/bpf"
 #define MAX_ORDER_SEEN 10
 #define SZ_2M (2UL << 20)
+#define SZ_64K (64UL << 10)
 
 /* enum bpf_mthp_request */
 #define REQ_FAULT 0
@@ -222,6 +223,8 @@ struct folio_report {
 	int thp_eligible;		/* smaps THPeligible of the buffer */
 	int collapse_ret;		/* madvise(MADV_COLLAPSE), 0 or errno */
 	long huge_after_collapse;	/* pages in order-9 folios afterwards */
+	long folios_16;			/* folios of 16 pages (64 KiB) */
+	long misplaced_16;		/* of those, not laid out for contpte */
 };
 
 #define KPF_COMPOUND_HEAD 15
@@ -259,6 +262,57 @@ static int folio_histogram(char *buf, size_t len, long *pages)
 			run = 0;
 		}
 		run++;
+	}
+	close(pm);
+	close(kf);
+	return 0;
+}
+
+/*
+ * Count the 64 KiB folios of [buf, buf + len) and those of them not laid
+ * out as arm64 maps one with the contiguous bit (contpte: 16 PTEs of one
+ * TLB entry): the folio's first page at a 64 KiB aligned virtual address,
+ * its 16 frames consecutive from a frame number that is a multiple of 16.
+ * The bit itself is not visible from user space (no pagemap, kpageflags or
+ * smaps field shows it); this is the layout the kernel sets it for.
+ */
+static int folio_layout_16(char *buf, size_t len, long *folios, long *misplaced)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	size_t i, n = len / 4096, start = 0;
+	uint64_t first = 0, prev = 0;
+	bool bad = false;
+
+	*folios = *misplaced = 0;
+	if (pm < 0 || kf < 0)
+		return -1;
+	for (i = 0; i <= n; i++) {
+		uint64_t ent = 0, flags = 0, pfn = 0;
+		bool head = true;
+
+		if (i < n) {
+			if (pread(pm, &ent, 8, ((uintptr_t)buf / 4096 + i) * 8) != 8 ||
+			    !(ent & (1ULL << 63)))
+				return -1;
+			pfn = ent & ((1ULL << 55) - 1);
+			if (pread(kf, &flags, 8, pfn * 8) != 8)
+				return -1;
+			head = !(flags & (1ULL << KPF_COMPOUND_TAIL));
+		}
+		if (head && i && i - start == 16) {
+			*folios += 1;
+			if (bad || ((uintptr_t)(buf + start * 4096) & (SZ_64K - 1)) || (first & 15))
+				*misplaced += 1;
+		}
+		if (head) {
+			start = i;
+			first = pfn;
+			bad = false;
+		} else if (pfn != prev + 1) {
+			bad = true;
+		}
+		prev = pfn;
 	}
 	close(pm);
 	close(kf);
@@ -341,7 +395,8 @@ static int fault_in_cgroup_linger(const char *cgroup, size_t len, bool collapse,
 			_exit(3);
 		for (i = 0; i < len; i += 4096)
 			buf[i] = 1;
-		if (folio_histogram(buf, len, r.pages))
+		if (folio_histogram(buf, len, r.pages) ||
+		    folio_layout_16(buf, len, &r.folios_16, &r.misplaced_16))
 			_exit(4);
 		r.thp_eligible = smaps_thp_eligible(buf);
 		if (collapse) {
@@ -477,6 +532,31 @@ static int test_folio_sizes(void)
 	EXPECT(pol.thp_eligible == 0, "smaps THPeligible %d under a 4K-only policy", pol.thp_eligible);
 	EXPECT(main_order(&sib) == 9, "sibling's main folio order is %d, not 9", main_order(&sib));
 	EXPECT(sib.thp_eligible == 1, "sibling's THPeligible is %d", sib.thp_eligible);
+	return 0;
+}
+
+/*
+ * A 64K-only policy: the faults get 64 KiB folios, each at a 64 KiB aligned
+ * address and on 16 consecutive, aligned frames, the layout arm64 maps
+ * with the contiguous bit (what can be seen of contpte from user space).
+ */
+static int test_folio_layout_64k(void)
+{
+	struct folio_report r;
+	int lfd;
+
+	cg_make(KT_CG "/l64");
+	skel->bss->allowed_a = 1UL << 4;
+	lfd = attach(skel->maps.pol_mask_a, KT_CG "/l64");
+	EXPECT(lfd >= 0, "attach 64K-only: %s", strerror(-lfd));
+	if (fault_in_cgroup(KT_CG "/l64", 4 << 20, false, &r))
+		return -1;
+	close(lfd);
+	printf("#   64K-only policy: %ld of %ld pages in 64K folios, %ld folios, %ld not contpte-aligned\n",
+	       r.pages[4], (4L << 20) / 4096, r.folios_16, r.misplaced_16);
+	EXPECT(main_order(&r) == 4, "main order %d, want 4", main_order(&r));
+	EXPECT(r.folios_16 > 0 && r.misplaced_16 == 0, "%ld of %ld 64K folios not laid out for contpte",
+	       r.misplaced_16, r.folios_16);
 	return 0;
 }
 
@@ -2099,6 +2179,7 @@ static const struct test tests[] = {
 	{ "link_attach_detach_query", test_link_attach_detach_query, true },
 	{ "order_query_cap", test_order_query_cap, true },
 	{ "folio_sizes", test_folio_sizes, true },
+	{ "folio_layout_64k", test_folio_layout_64k, true },
 	{ "pin_outlives_creator", test_pin_outlives_creator, true },
 	{ "cgroup_removal_detaches", test_cgroup_removal_detaches, true },
 	{ "hierarchy", test_hierarchy, true },

@@ -1,0 +1,1 @@
+vmlinux-7.3.4-mthp-735f2b03.h

@@ -70,6 +70,11 @@ echo mthp-vm >"$out.tmp/etc/hostname"
 # awk alternative)
 [ -e "$out.tmp/bin/sh" ] || ln -s dash "$out.tmp/bin/sh"
 [ -e "$out.tmp/usr/bin/awk" ] || ln -s gawk "$out.tmp/usr/bin/awk"
+# virtme-init powers the guest off with poweroff (systemd's, not installed
+# here): busybox's, or PID 1's exit panics the guest
+for a in poweroff reboot halt; do
+	[ -e "$out.tmp/sbin/$a" ] || ln -s /bin/busybox "$out.tmp/sbin/$a"
+done
 # busybox's applets, as links in a directory of their own (a test puts it
 # at the end of PATH); the list from the static busybox under qemu-user
 mkdir -p "$out.tmp/usr/local/busybox"

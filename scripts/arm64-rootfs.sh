@@ -22,10 +22,11 @@ log() { printf 'arm64-rootfs: %s\n' "$*" >&2; }
 suite=bookworm
 # virtme-ng's bash init (virtme-init: bash, mount, coreutils, util-linux),
 # busybox for the tests' small tools, libelf/zlib/zstd for the tools linked
-# against libbpf, redis for the integration tests that run it.
+# against libbpf, jq and python3 for the integration tests, redis for those
+# that run it.
 pkgs=(libc6 libc-bin base-files base-passwd bash dash coreutils util-linux mount
       procps busybox-static findutils grep sed gawk kmod iproute2
-      libelf1 zlib1g libzstd1 libcap2 redis-server redis-tools)
+      libelf1 zlib1g libzstd1 libcap2 jq python3-minimal redis-server redis-tools)
 
 key=$( { echo "$suite"; printf '%s\n' "${pkgs[@]}"; cat "$0"; } | sha256sum | cut -c1-16)
 out=$cache/arm64/rootfs/$key

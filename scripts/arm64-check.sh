@@ -5,8 +5,8 @@
 # apart from x86's), mthpctl, its BPF objects and the VM test helpers
 # (make ARCH=arm64), the kernel tests (tests/kernel); makes the guest's root
 # once (scripts/arm64-rootfs.sh); boots it under virtme-ng (QEMU virt, TCG,
-# one VM at a time with the x86 runs) and runs the kernel tests, then the
-# integration tests that check folio sizes.
+# one VM at a time with the x86 runs) and runs the kernel tests (and the PSI
+# kfunc's with psi=0), then the integration tests that check folio sizes.
 #
 #   scripts/arm64-check.sh [TEST...]   (TEST: a tests/vm/run.sh test; default
 #                                       the folio-size ones below)
@@ -40,6 +40,9 @@ status=0
 log "kernel tests on the arm64 guest (2 vCPUs, 2G)"
 scripts/vm-run.sh --arch arm64 -k "$kdir" -o "$results/ktest" -t 3600 -- \
 	"$top/.output-arm64/ktest/ktest" || status=1
+log "PSI kfunc with psi=0 on the arm64 guest"
+scripts/vm-run.sh --arch arm64 -k "$kdir" -o "$results/ktest-psi0" -a psi=0 -- \
+	"$top/.output-arm64/ktest/ktest" psi_disabled || status=1
 log "mthpctl integration tests on the arm64 guest: ${vm_tests[*]}"
 scripts/vm-run.sh --arch arm64 -k "$kdir" -o "$results/mthpctl" -t 3600 -- \
 	"$top/tests/vm/run.sh" "${vm_tests[@]}" || status=1

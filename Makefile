@@ -307,7 +307,7 @@ check-debug-kernel: mthpctl vm-tests
 # The series, mthpctl and the tests on an arm64 guest: the arm64 kernel,
 # tool, BPF objects and kernel tests cross-built, the guest's root made once
 # (scripts/arm64-rootfs.sh), the kernel tests and the folio-size
-# integration tests in the guest under TCG (times in README.md; not part
+# integration tests in the guest under TCG (times in kernel/README.md; not part
 # of check). Needs scripts/install-deps.sh --arm64.
 .PHONY: check-arm64
 check-arm64:

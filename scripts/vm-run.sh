@@ -16,8 +16,9 @@
 #   --arch arm64         an arm64 guest (QEMU virt, TCG) on the arm64 kernel
 #                        (ARCH=arm64 scripts/kernel-build.sh) and the root of
 #                        scripts/arm64-rootfs.sh instead of the host's; the
-#                        checkout is shared read-only at its own path, /tmp
-#                        is writable in the guest only (not with --systemd)
+#                        checkout is shared read-only at its own path (run
+#                        from inside it), /tmp is writable in the guest only
+#                        and holds the results directory (not with --systemd)
 #
 # The guest sees the host's root file system read-only and runs COMMAND in
 # the current directory. The exit status is COMMAND's, taken from a file the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
-#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle;
+#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K, each a static setting the policy is compared with;
 #   and at max the folios again 30s after the run, --settle, BENCH_SETTLE)
 #   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults
 #   against always: the overhead with large folios); pagefault_4k (auto

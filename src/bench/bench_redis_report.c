@@ -270,24 +270,14 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	jw_arr_close(w);
 }
 
-/* "vs_each_static": [{"mode", "rps"}] (ratios per round), "beats_every_static" */
-static void json_vs_each_static(struct jw *w, const struct redis_results *c,
-				const struct redis_cell *x)
+/* The static columns' names, for the lists against each of them (NULL for
+ * a policy's: its name is built in a buffer the next one overwrites). */
+static void static_col_names(const struct redis_results *c, const char *names[REDIS_MAX_COLS])
 {
-	int s;
+	int col;
 
-	jw_key(w, "vs_each_static");
-	jw_arr_open(w);
-	for (s = 0; s < c->ncols; s++) {
-		if (!x->r_static[s].n)
-			continue;
-		jw_obj_open(w);
-		jw_kstr(w, "mode", redis_col_name(c, s));
-		bench_json_ratio(w, "rps", &x->r_static[s]);
-		jw_obj_close(w);
-	}
-	jw_arr_close(w);
-	jw_kbool(w, "beats_every_static", bench_tally_all_above(&x->vs_static));
+	for (col = 0; col < c->ncols; col++)
+		names[col] = redis_is_static(col) ? redis_col_name(c, col) : NULL;
 }
 
 static void redis_json_body(struct jw *w, void *ctx)
@@ -296,8 +286,10 @@ static void redis_json_body(struct jw *w, void *ctx)
 	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
+	const char *names[REDIS_MAX_COLS];
 	int l, m, i;
 
+	static_col_names(c, names);
 	jw_key(w, "levels");
 	jw_arr_open(w);
 	for (l = 0; l < o->nr_high; l++) {
@@ -343,7 +335,8 @@ static void redis_json_body(struct jw *w, void *ctx)
 			jw_obj_close(w);
 			bench_json_ratio(w, "rps_ratio_vs_always", &x->r_always);
 			if (!redis_is_static(m))
-				json_vs_each_static(w, c, x);
+				bench_json_vs_each_static(w, "rps", names, x->r_static, c->ncols,
+							  &x->vs_static);
 			jw_ku64(w, "memory_events_high", x->high_events);
 			jw_ku64(w, "psi_some_us", x->psi_some_us);
 			jw_ku64(w, "psi_full_us", x->psi_full_us);
@@ -416,36 +409,21 @@ static void redis_text_headline(void *ctx)
 	       o->bgsave ? "BGSAVE" : "noBGSAVE");
 }
 
-/* A policy's rps against each static column, and the claim it allows. */
-static void text_vs_each_static(const struct redis_results *c, int col,
-				const struct redis_cell *x)
-{
-	char r[96], t[80];
-	int s;
-
-	printf("%s rps against each static setting (per round):\n", redis_col_name(c, col));
-	for (s = 0; s < c->ncols; s++)
-		if (x->r_static[s].n)
-			printf("  %-14s %s\n", redis_col_name(c, s),
-			       bench_ratio_fmt(&x->r_static[s], "%.3f", r, sizeof(r)));
-	printf("  beats every static setting: %s (%s)\n",
-	       bench_tally_all_above(&x->vs_static) ? "yes" : "no",
-	       bench_tally_fmt(&x->vs_static, t, sizeof(t)));
-}
-
 static void redis_text_body(void *ctx)
 {
 	const struct redis_report *p = ctx;
 	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
-	char b1[32];
+	const char *names[REDIS_MAX_COLS];
+	char b1[32], title[160];
 	int l, m;
 
 	if (c->policy_skip)
 		printf("note: policy and cap rows skipped: %s\n", c->policy_note);
 	if (c->simple_skip)
 		printf("note: simple rows skipped: %s\n", c->simple_note);
+	static_col_names(c, names);
 	for (l = 0; l < o->nr_high; l++) {
 		printf("\nmemory.high=%s\n", redis_high_str(o->high[l], b1, sizeof(b1)));
 		printf("%-14s %-28s %-26s %-26s %-26s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
@@ -470,9 +448,14 @@ static void redis_text_body(void *ctx)
 			printf("%-14s %s\n", redis_col_name(c, m),
 			       bench_ratio_fmt(&x->r_always, "%.3f", t1, sizeof(t1)));
 		}
-		for (m = 0; m < c->ncols; m++)
-			if (!redis_is_static(m) && CELL(l, m).n)
-				text_vs_each_static(c, m, &CELL(l, m));
+		for (m = 0; m < c->ncols; m++) {
+			if (redis_is_static(m) || !CELL(l, m).n)
+				continue;
+			snprintf(title, sizeof(title), "%s rps against each static setting "
+				 "(per round)", redis_col_name(c, m));
+			bench_print_vs_each_static(title, names, CELL(l, m).r_static, c->ncols,
+						   &CELL(l, m).vs_static);
+		}
 		printf("%-14s %8s %10s %9s %9s  %s\n", "mode", "high ev", "stall ms", "peak",
 		       "PMD MiB", "swap-outs: large-folio pages + 4K = vmstat pswpout vs cgroup pswpout");
 		for (m = 0; m < c->ncols; m++) {

@@ -245,32 +245,24 @@ static void wl_json_config(struct jw *w, const struct bench_opts *o)
 	jw_kstr(w, "policy", o->policy_text);
 }
 
-/* "vs_each_static": [{"mode", "speed"}] (per round), "beats_every_static" */
-static void wl_json_vs_each_static(struct jw *w, const struct bench_opts *o,
-				   const struct wl_mode *x)
+/* The static modes' names, for the lists against each of them (NULL for a
+ * policy's: its name is built in a buffer the next one overwrites). */
+static void wl_static_names(const struct bench_opts *o, const char *names[BENCH_NR_MODES])
 {
-	int s;
+	int m;
 
-	jw_key(w, "vs_each_static");
-	jw_arr_open(w);
-	for (s = 0; s < BENCH_NR_MODES; s++) {
-		if (!x->speed_vs_static[s].n)
-			continue;
-		jw_obj_open(w);
-		jw_kstr(w, "mode", bench_mode_name(s, o));
-		bench_json_ratio(w, "speed", &x->speed_vs_static[s]);
-		jw_obj_close(w);
-	}
-	jw_arr_close(w);
-	jw_kbool(w, "beats_every_static", bench_tally_all_above(&x->vs_static));
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		names[m] = bench_mode_static(m) ? bench_mode_name(m, o) : NULL;
 }
 
 static void wl_json_body(struct jw *w, void *ctx)
 {
 	const struct wl_report *p = ctx;
 	const struct bench_opts *o = p->o;
+	const char *names[BENCH_NR_MODES];
 	int m;
 
+	wl_static_names(o, names);
 	jw_key(w, "modes");
 	jw_arr_open(w);
 	for (m = 0; m < BENCH_NR_MODES; m++) {
@@ -286,7 +278,8 @@ static void wl_json_body(struct jw *w, void *ctx)
 		if (p->k->serve)
 			bench_json_spread(w, "ops_per_second", &x->rate);
 		if (!bench_mode_static(m))
-			wl_json_vs_each_static(w, o, x);
+			bench_json_vs_each_static(w, "speed", names, x->speed_vs_static,
+						  BENCH_NR_MODES, &x->vs_static);
 		bench_json_spread(w, "memory_peak", &x->peak);
 		bench_json_spread(w, "memory_current_held", &x->current);
 		jw_kdouble(w, "peak_vs_never_pct",
@@ -309,28 +302,13 @@ static void wl_text_headline(void *ctx)
 	printf(", median of %u rounds [interval] coverage", p->rounds->started);
 }
 
-/* A policy's speed against each static mode, and the claim it allows. */
-static void wl_text_vs_each_static(const struct bench_opts *o, int m, const struct wl_mode *x)
-{
-	char r[96], t[80];
-	int s;
-
-	printf("%s speed against each static setting (the setting's time over %s's, "
-	       "per round):\n", bench_mode_name(m, o), bench_mode_name(m, o));
-	for (s = 0; s < BENCH_NR_MODES; s++)
-		if (x->speed_vs_static[s].n)
-			printf("  %-14s %s\n", bench_mode_name(s, o),
-			       bench_ratio_fmt(&x->speed_vs_static[s], "%.3f", r, sizeof(r)));
-	printf("  beats every static setting: %s (%s)\n",
-	       bench_tally_all_above(&x->vs_static) ? "yes" : "no",
-	       bench_tally_fmt(&x->vs_static, t, sizeof(t)));
-}
-
 static void wl_text_body(void *ctx)
 {
 	const struct wl_report *p = ctx;
 	const struct bench_opts *o = p->o;
 	bool gups = !strcmp(p->k->name, "gups");
+	const char *names[BENCH_NR_MODES];
+	char title[160];
 	int m;
 
 	for (m = 0; m < BENCH_NR_MODES; m++)
@@ -364,9 +342,15 @@ static void wl_text_body(void *ctx)
 		printf("%-16s %-24s %-24s %9s %10.0f\n", bench_mode_name(m, o), tt,
 		       bench_spread_fmt(&mib, "%.1f", pk, sizeof(pk)), pc, x->pgfault);
 	}
-	for (m = 0; m < BENCH_NR_MODES; m++)
-		if (!bench_mode_static(m) && p->m[m].n)
-			wl_text_vs_each_static(o, m, &p->m[m]);
+	wl_static_names(o, names);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (bench_mode_static(m) || !p->m[m].n)
+			continue;
+		snprintf(title, sizeof(title), "%s speed against each static setting (the "
+			 "setting's time over its own, per round)", bench_mode_name(m, o));
+		bench_print_vs_each_static(title, names, p->m[m].speed_vs_static, BENCH_NR_MODES,
+					   &p->m[m].vs_static);
+	}
 	printf("anon folios of the cgroup's processes while they hold their memory "
 	       "(MiB by size, median):\n");
 	for (m = 0; m < BENCH_NR_MODES; m++)

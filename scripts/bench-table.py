@@ -97,6 +97,11 @@ def pick(modes):
     return pol, sim
 
 
+def cells(fmt, key, pol, sim):
+    """The auto and simple cells of a row: fmt(row[key]), "-" without the row."""
+    return tuple("-" if m is None else fmt(m[key]) for m in (pol, sim))
+
+
 def vs_each(m, key, claim="beats every static setting"):
     if m is None or "vs_each_static" not in m:
         return "-"
@@ -150,9 +155,8 @@ def pagefault_rows(rundir):
     doc = load(rundir, "pagefault.json")
     if doc is not None:
         pol, sim = pick(doc["modes"])
-        rows.append(("pagefault, %s rounds: ns per 4K page x always" % rounds_of(doc),
-                     ratio_str(pol and pol["ratio_vs_always"]),
-                     ratio_str(sim and sim["ratio_vs_always"])))
+        rows.append(("pagefault, %s rounds: ns per 4K page x always" % rounds_of(doc),)
+                    + cells(ratio_str, "ratio_vs_always", pol, sim))
     doc = load(rundir, "pagefault_4k.json")
     if doc is not None:
         pol, _ = pick(doc["modes"])
@@ -170,9 +174,8 @@ def sparse_rows(rundir):
     if doc is None:
         return []
     pol, sim = pick(doc["modes"])
-    return [("sparse, %s rounds: small processes' memory vs never's" % rounds_of(doc),
-             pct_str(pol and pol["small_current_vs_never_pct"]),
-             pct_str(sim and sim["small_current_vs_never_pct"]))]
+    return [("sparse, %s rounds: small processes' memory vs never's" % rounds_of(doc),)
+            + cells(pct_str, "small_current_vs_never_pct", pol, sim)]
 
 
 def workload_rows(rundir):
@@ -184,9 +187,8 @@ def workload_rows(rundir):
         pol, sim = pick(doc["modes"])
         where = "%s, %s rounds" % (name, rounds_of(doc))
         rows.append((where + ": speed", vs_each(pol, "speed"), vs_each(sim, "speed")))
-        rows.append((where + ": peak memory vs never's",
-                     pct_str(pol and pol["peak_vs_never_pct"]),
-                     pct_str(sim and sim["peak_vs_never_pct"])))
+        rows.append((where + ": peak memory vs never's",)
+                    + cells(pct_str, "peak_vs_never_pct", pol, sim))
     return rows
 
 

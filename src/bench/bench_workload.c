@@ -347,7 +347,7 @@ static void wl_text_body(void *ctx)
 		if (bench_mode_static(m) || !p->m[m].n)
 			continue;
 		snprintf(title, sizeof(title), "%s speed against each static setting (the "
-			 "setting's time over its own, per round)", bench_mode_name(m, o));
+			 "setting's time over this mode's, per round)", bench_mode_name(m, o));
 		bench_print_vs_each_static(title, names, p->m[m].speed_vs_static, BENCH_NR_MODES,
 					   &p->m[m].vs_static);
 	}

@@ -232,8 +232,12 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
+# --help, man pages and completion agree; README's results table is the
+# newest published run's (tests/results/, when there is one) and its
+# generator passes on its fixture (tests/check-results.sh).
 check-docs: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
+	$(Q)tests/check-results.sh
 
 # No two files of src/bench/ call into each other (from the built objects).
 check-bench-deps: mthpctl

@@ -129,10 +129,12 @@ $(OUTPUT)/vmlinux/vmlinux.h: | $(OUTPUT)/toolchain.mk
 		'#endif' >> $@.tmp
 	$(Q)mv $@.tmp $@
 
+# BPF_EXTRA_CFLAGS: for the built-in policy only (scripts/nri-e2e.sh builds
+# a second object with -DMTHPCTL_OBJECT_VARIANT=2 in another OUTPUT).
 $(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_EXTRA_CFLAGS) -MMD -MP -c $< -o $@
 
 # The examples are shipped linked by `gen object` (as the built-in policy's
 # skeleton is): their BTF stays, the DWARF (~500 KB of vmlinux.h types) goes.
@@ -376,7 +378,8 @@ nri-image: mthpctl $(OUTPUT)/static/mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
 # once (scripts/runtime-build.sh, cached beside the kernel), Debian's runc,
 # the images built offline, the plugin run from its image with the
 # chart's mounts and security context; pods get their policies, survive
-# a slow mthpctl, a containerd restart, a plugin restart.
+# a slow mthpctl, a containerd restart, a plugin restart, a sandbox
+# re-created, and move to the new policy object of an upgraded image.
 .PHONY: nri-e2e
 nri-e2e: nri-image
 	$(Q)scripts/nri-e2e.sh

@@ -282,7 +282,7 @@ t_annotated_pod() {
 t_metrics() {
 	local m
 	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
-	grep -q '^mthpctl_pod_policy_info{.*namespace="default",pod="annotated",policy="fixed",scope="pod"} 1$' <<<"$m" ||
+	grep -q '^mthpctl_pod_policy_info{.*namespace="default",object_hash="[0-9a-f]\{16\}",pod="annotated",policy="fixed",scope="pod"} 1$' <<<"$m" ||
 		fail "no mthpctl_pod_policy_info of the annotated pod: $(grep mthpctl_pod_policy_info <<<"$m")" || return 1
 	grep -q '^mthpctl_nri_connected 1$' <<<"$m" || fail "mthpctl_nri_connected is not 1" || return 1
 	grep -q '^mthpctl_nri_kernel_supported 1$' <<<"$m" || fail "mthpctl_nri_kernel_supported is not 1" || return 1

@@ -64,7 +64,7 @@ kdir=$(scripts/kernel-build.sh | tail -n1)
 log "built in $(( $(date +%s) - start )) s; booting the VM"
 
 rc=0
-scripts/vm-run.sh -k "$kdir" -m 2G -t 1500 -o "$results" -- \
+scripts/vm-run.sh -k "$kdir" -m 2G -t 1800 -o "$results" -- \
 	"$top/tests/nri-e2e/run.sh" "$runtime/bin" "$out" || rc=$?
 log "$([ "$rc" = 0 ] && echo passed || echo "FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
 exit "$rc"

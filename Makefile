@@ -157,10 +157,12 @@ $(OUTPUT)/vmlinux/vmlinux.h: | $(OUTPUT)/toolchain.mk
 		'#endif' >> $@.tmp
 	$(Q)mv $@.tmp $@
 
+# BPF_EXTRA_CFLAGS: for the built-in policy only (scripts/nri-e2e.sh builds
+# a second object with -DMTHPCTL_OBJECT_VARIANT=2 in another OUTPUT).
 $(OUTPUT)/mthp.bpf.o: bpf/mthp.bpf.c $(VMLINUX_H) | $(OUTPUT)/toolchain.mk
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_EXTRA_CFLAGS) -MMD -MP -c $< -o $@
 
 # The examples are shipped linked by `gen object` (as the built-in policy's
 # skeleton is): their BTF stays, the DWARF (~500 KB of vmlinux.h types) goes.
@@ -192,9 +194,32 @@ $(TOOL_OBJS): $(OUTPUT)/%.o: %.c $(SKEL)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -I$(LIBBPF_INC) -MMD -MP -c $< -o $@
 
-$(TOOL): $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) -lelf -lz -lm
+# STATIC=1: libbpf, libelf, zlib and the C library linked in (libelf.a and
+# libz.a from libelf-dev and zlib1g-dev), one file that runs on any
+# x86-64 host with the kernel series, whatever its libraries; the image
+# (nri-image) always has that one. The link's flags are kept in
+# $(OUTPUT)/mthpctl.link, so that changing STATIC links again.
+STATIC		?=
+MTHPCTL_LDFLAGS	:= $(if $(filter 1 yes,$(STATIC)),-static)
+MTHPCTL_LIBS	:= $(LIBBPF_A) -lelf -lz -lm
+
+$(OUTPUT)/mthpctl.link: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(CC) $(CFLAGS) $(LDFLAGS) $(MTHPCTL_LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(CFLAGS) $(LDFLAGS) $(MTHPCTL_LDFLAGS)' > $@
+
+$(TOOL): $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A) $(OUTPUT)/mthpctl.link
+	$(call msg,LINK,$@$(if $(MTHPCTL_LDFLAGS), (static)))
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(MTHPCTL_LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(MTHPCTL_LIBS)
+
+# The image's: static whatever STATIC says, beside the tree's mthpctl.
+$(OUTPUT)/static/mthpctl: $(TOOL_OBJS) $(LIB_OBJS) $(LIBBPF_A)
+	$(call msg,LINK,$@ (static))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(TOOL_OBJS) $(LIB_OBJS) $(MTHPCTL_LIBS)
+
+.PHONY: FORCE
+FORCE:
 
 $(TEST_BIN): $(TEST_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -260,8 +285,12 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
+# --help, man pages and completion agree; README's results table is the
+# newest published run's (tests/results/, when there is one) and its
+# generator passes on its fixture (tests/check-results.sh).
 check-docs: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
+	$(Q)tests/check-results.sh
 
 # No two files of src/bench/ call into each other (from the built objects).
 check-bench-deps: mthpctl
@@ -356,35 +385,42 @@ nri-check:
 	$(call msg,GO-TEST,src/nri/deploy/check (helm lint, manifests))
 	$(Q)cd src/nri/deploy/check && $(NRI_GOENV) $(GO) vet ./... && $(NRI_GOENV) $(GO) test -count=1 ./...
 
-# The plugin's binary (static: no cgo).
+# The plugin's binary: static (no cgo), stripped (-s -w), no build paths.
 nri-plugin:
 	$(call msg,GO-BUILD,$(OUTPUT)/mthpctl-nri)
 	$(Q)mkdir -p $(OUTPUT)
-	$(Q)cd src/nri && CGO_ENABLED=0 $(NRI_GOENV) $(GO) build -trimpath -o $(CURDIR)/$(OUTPUT)/mthpctl-nri .
+	$(Q)cd src/nri && CGO_ENABLED=0 $(NRI_GOENV) $(GO) build -trimpath -ldflags '-s -w' \
+		-o $(CURDIR)/$(OUTPUT)/mthpctl-nri .
 
 # The plugin's image, an OCI archive the DaemonSet runs (load it with ctr
 # -n k8s.io images import, or push it): mthpctl as `make install` installs
-# it, the plugin, the shared libraries mthpctl links (this machine's), no
-# shell. Assembled by scripts/oci-image.sh with go-containerregistry's Go
-# library: no container engine, no network but the Go module proxy.
+# it but static and stripped, the plugin, no shell, no library: nothing
+# taken from this machine but what the two binaries link in, which
+# tests/check-nri-image.sh checks in the archive's layer. Assembled by
+# scripts/oci-image.sh with go-containerregistry's Go library: no
+# container engine, no network but the Go module proxy.
 NRI_IMAGE	:= $(OUTPUT)/mthpctl-nri-image.tar
 NRI_IMAGE_ROOT	:= $(OUTPUT)/nri-image/root
+STRIP		?= strip
 .PHONY: nri-image
-nri-image: mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
+nri-image: mthpctl $(OUTPUT)/static/mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
 	$(call msg,IMAGE,$(NRI_IMAGE) (mthpctl-nri:$(VERSION)))
 	$(Q)rm -rf $(NRI_IMAGE_ROOT)
 	$(Q)$(MAKE) -s install DESTDIR=$(CURDIR)/$(NRI_IMAGE_ROOT) PREFIX=/usr/local SYSCONFDIR=/etc
+	$(Q)install -m 0755 -s --strip-program=$(STRIP) $(OUTPUT)/static/mthpctl $(NRI_IMAGE_ROOT)/usr/local/sbin/mthpctl
 	$(Q)install -D -m 0755 $(OUTPUT)/mthpctl-nri $(NRI_IMAGE_ROOT)/usr/local/bin/mthpctl-nri
 	$(Q)mkdir -p $(NRI_IMAGE_ROOT)/run/mthpctl $(NRI_IMAGE_ROOT)/tmp $(NRI_IMAGE_ROOT)/etc/mthpctl-nri
 	$(Q)scripts/oci-image.sh -r $(NRI_IMAGE_ROOT) -n mthpctl-nri:$(VERSION) -o $(NRI_IMAGE) \
-		-e /usr/local/bin/mthpctl-nri -l /usr/local/sbin/mthpctl
+		-e /usr/local/bin/mthpctl-nri
+	$(Q)tests/check-nri-image.sh $(NRI_IMAGE)
 
 # The plugin on a real containerd in the VM (scripts/nri-e2e.sh,
 # tests/nri-e2e/run.sh): containerd and crictl built from their Go modules
 # once (scripts/runtime-build.sh, cached beside the kernel), Debian's runc,
 # the images built offline, the plugin run from its image with the
 # chart's mounts and security context; pods get their policies, survive
-# a slow mthpctl, a containerd restart, a plugin restart.
+# a slow mthpctl, a containerd restart, a plugin restart, a sandbox
+# re-created, and move to the new policy object of an upgraded image.
 .PHONY: nri-e2e
 nri-e2e: nri-image
 	$(Q)scripts/nri-e2e.sh

@@ -56,6 +56,12 @@ const volatile __u32 page_shift = 12;
  * of another cgroup, so an object of another mthpctl build is not shared. */
 const volatile __u64 object_hash;
 
+#ifdef MTHPCTL_OBJECT_VARIANT
+/* Another object of the same policy (make nri-e2e's upgrade case builds
+ * one with -DMTHPCTL_OBJECT_VARIANT=N): only these bytes differ. */
+const volatile __u32 object_variant = MTHPCTL_OBJECT_VARIANT;
+#endif
+
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 

@@ -118,7 +118,7 @@ def mode_color(mode, caps):
 
 def read_redis(directory):
     """[(title, [level]), ...] of the redis files present, each level
-    {"high", "oracle", "modes": [mode dict as written]}."""
+    {"high", "modes": [mode dict as written]}."""
     runs = []
     for name, title in REDIS_FILES:
         path = os.path.join(directory, name)
@@ -135,7 +135,7 @@ def read_redis(directory):
                             "folio_bytes"):
                     field(m, key, path)
             levels.append({"high": high_label(field(lv, "memory_high", path)),
-                           "oracle": lv.get("oracle_mode"), "modes": modes})
+                           "modes": modes})
         if doc.get("interrupted"):
             title += " (interrupted)"
         runs.append((title, levels))
@@ -224,9 +224,7 @@ def plot_redis(plt, runs, out):
                     if m["mode"] not in legend:
                         legend[m["mode"]] = plt.Rectangle(
                             (0, 0), 1, 1, color=mode_color(m["mode"], caps))
-                    ax.bar(x, val, width * 0.92, color=mode_color(m["mode"], caps),
-                           edgecolor="black" if m["mode"] == lv["oracle"] else "none",
-                           linewidth=1.2)
+                    ax.bar(x, val, width * 0.92, color=mode_color(m["mode"], caps))
                     ax.errorbar(x, val, yerr=[[lo], [hi]], fmt="none", ecolor="black",
                                 elinewidth=0.9, capsize=2.5)
                     if key == "rps":
@@ -250,13 +248,11 @@ def plot_redis(plt, runs, out):
             ax.grid(axis="y", alpha=0.3)
             if row == 0:
                 ax.set_title("redis SET, %s" % title)
-    legend["oracle"] = plt.Rectangle((0, 0), 1, 1, facecolor="none", edgecolor="black",
-                                     linewidth=1.2)
     fig.legend(list(legend.values()), list(legend.keys()), loc="lower center",
                ncol=len(legend), fontsize=8)
     fig.suptitle("rps and p99 per mode; bars: median of the rounds, whiskers: the "
-                 "interval of the median (3 rounds: [min..max], 75% coverage), dots: each "
-                 "round,\nblack outline: the oracle (best static mode at that level)",
+                 "interval of the median\n(3 rounds: [min..max], 75% coverage), dots: each "
+                 "round",
                  fontsize=9)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(out, dpi=110)

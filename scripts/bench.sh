@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `make bench`: boot the patched kernel in a VM (2 vCPUs, 2 GiB, 1 GiB zram
 # swap) and run the standard `mthpctl bench` set:
-#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K: the oracle;
+#   redis noBGSAVE (with the static per-size caps 16K, 32K, 64K, each a static setting the policy is compared with;
 #   and at max the folios again 30s after the run, --settle, BENCH_SETTLE)
 #   and BGSAVE at memory.high max and 128M; pagefault (auto's defaults
 #   against always: the overhead with large folios); pagefault_4k (auto
@@ -23,14 +23,27 @@
 # Each benchmark starts with the zram swap emptied (and mthpctl settles
 # the rest: caches, compaction, khugepaged; its report shows the state).
 # Then, on the host, the plots (scripts/bench-plots.py) beside the tables.
-# Writes into OUT (default .output/bench/<UTC date>/, linked as
-# .output/bench/latest):
+# Writes a run folder, OUT (default .output/bench/<UTC date>/, linked as
+# .output/bench/latest; scripts/bench-publish.sh OUT copies its JSON and
+# plots into tests/results/ to be committed):
+#   env.json     where it ran: {"git_commit", "git_dirty", "kernel_key" (the
+#                kernel result dir's name), "started", "host": {uname, cpus,
+#                cpu_model, mem_total_kb, qemu}, "vm": {cpus, memory,
+#                zram_swap, accel, timeout_s}, "bench": {repeats,
+#                until_width, max_time, sizes, settle, scale_n, extra_args}}
+#   starts.jsonl one line per benchmark as it starts, in the guest after the
+#                zram reset: {"benchmark", "t", "free_pmd_blocks" (free
+#                2 MiB blocks in /proc/buddyinfo, order >= 9, an order-10
+#                block counting two), "swap_used_kb"}
 #   bench.txt    the tables, as mthpctl prints them
-#   bench.json   {"kernel", "started", "seconds", "redis_nobgsave", "redis_bgsave",
+#   bench.json   {"kernel", "started", "seconds", "environment" (env.json),
+#                 "starts" (starts.jsonl), "redis_nobgsave", "redis_bgsave",
 #                 "redis_madvise", "pagefault", "pagefault_4k", "pagefault_hook", "sparse",
 #                 "shell", "gups", "bloat", "arenas", "compile", "memcached", "mixed",
 #                 "scale"}
-#   *.json, *.err, console.log  per benchmark JSON, progress, VM console
+#   *.json, *.err, console.log  per benchmark JSON (every round's figures),
+#                progress, VM console
+#   table.md     README's results table for this run (scripts/bench-table.py)
 #   demo.txt, timeline.jsonl, probes.jsonl  the demo's output and timeline
 #   bench-redis.png, bench-folios.png, demo-timeline.png  the plots
 #
@@ -58,7 +71,7 @@ M=$top/mthpctl
 
 guest() {
 	local out=$1; shift
-	local repeats=${BENCH_REPEATS:-3} t0 rc=0
+	local repeats=$BENCH_REPEATS t0 rc=0
 	t0=$(date +%s)
 	cd "$out" || exit 1
 	# zram swap, emptied before each benchmark: what an earlier one pushed
@@ -67,7 +80,7 @@ guest() {
 	zram_reset() {
 		swapoff /dev/zram0 2>/dev/null
 		echo 1 >/sys/block/zram0/reset &&
-			echo 1G >/sys/block/zram0/disksize &&
+			echo "$BENCH_ZRAM" >/sys/block/zram0/disksize &&
 			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 	}
 	{
@@ -77,6 +90,23 @@ guest() {
 		zram_reset && swapon --show
 	} >zram.log 2>&1 || { echo "bench: zram swap setup failed:"; cat zram.log; }
 	"$M" status >status.txt 2>&1
+	: >starts.jsonl
+	# NAME: the free 2 MiB blocks and the swap in use as NAME starts, a
+	# line of starts.jsonl (mthpctl bench records its own start state too,
+	# after settling; this is what the benchmark found)
+	start_record() {
+		awk -v name="$1" -v t="$(date +%s)" '
+			FILENAME == "/proc/buddyinfo" {	# Node 0, zone Normal, then orders 0..10
+				for (i = 5 + 9; i <= NF; i++)
+					pmd += $i * 2 ^ (i - 5 - 9)
+			}
+			FILENAME == "/proc/meminfo" && $1 == "SwapTotal:" { swap_total = $2 }
+			FILENAME == "/proc/meminfo" && $1 == "SwapFree:" { swap_free = $2 }
+			END {
+				printf "{\"benchmark\": \"%s\", \"t\": %d, \"free_pmd_blocks\": %d, " \
+				       "\"swap_used_kb\": %d}\n", name, t, pmd, swap_total - swap_free
+			}' /proc/buddyinfo /proc/meminfo >>starts.jsonl
+	}
 
 	run() {		# NAME BENCH-ARGS...
 		local name=$1; shift
@@ -86,6 +116,7 @@ guest() {
 			${BENCH_MAX_TIME:+--max-time "$BENCH_MAX_TIME"}
 		echo "bench: $name: mthpctl bench $*" >&2
 		zram_reset >>zram.log 2>&1 || echo "bench: $name: zram reset failed (zram.log)" >&2
+		start_record "$name"
 		{
 			echo "=== $name: mthpctl bench $* --repeats $repeats"
 			"$M" bench "$@" --repeats "$repeats" --json-out "$out/$name.json" \
@@ -98,8 +129,8 @@ guest() {
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	}
 	: >bench.txt
-	run redis_nobgsave redis --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" \
-		--settle "${BENCH_SETTLE:-30s}" "$@"
+	run redis_nobgsave redis --high max,128M --sizes "$BENCH_SIZES" \
+		--settle "$BENCH_SETTLE" "$@"
 	run redis_bgsave redis --high max,128M --bgsave "$@"
 	run pagefault pagefault
 	run pagefault_4k pagefault --modes never,policy --policy "auto --max-size 4K"
@@ -115,18 +146,20 @@ guest() {
 	# TCG): 40,000 operations are ~15 s a run
 	run memcached memcached --keys 40000 --requests 40000
 	run mixed mixed
-	run redis_madvise redis --host madvise --high max,128M --sizes "${BENCH_SIZES:-16K,32K,64K}" "$@"
+	run redis_madvise redis --host madvise --high max,128M --sizes "$BENCH_SIZES" "$@"
 	swapoff /dev/zram0 2>/dev/null
-	echo "bench: scale: scripts/bench-scale.sh -n ${SCALE_N:-200}" >&2
+	start_record scale
+	echo "bench: scale: scripts/bench-scale.sh -n $SCALE_N" >&2
 	{
-		echo "=== scale: scripts/bench-scale.sh -n ${SCALE_N:-200}"
-		"$top/scripts/bench-scale.sh" -n "${SCALE_N:-200}" -o "$out/scale.json" 2>&1
+		echo "=== scale: scripts/bench-scale.sh -n $SCALE_N"
+		"$top/scripts/bench-scale.sh" -n "$SCALE_N" -o "$out/scale.json" 2>&1
 		echo "(exit $?)"
 	} | tee -a bench.txt
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	# the demo last (it leaves every size at 'always'), with the swap the
 	# scale run went without: its thrasher needs somewhere to go
 	swapon /dev/zram0 2>/dev/null
+	start_record demo
 	echo "bench: demo: scripts/demo.sh --guest (decision timeline)" >&2
 	"$top/scripts/demo.sh" --guest >demo.txt 2>&1 || {
 		rc=1
@@ -142,6 +175,11 @@ out, t0 = sys.argv[1], int(sys.argv[2])
 res = {"kernel": os.uname().release,
        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
        "seconds": int(time.time()) - t0}
+try:
+    res["environment"] = json.load(open(os.path.join(out, "env.json")))
+except Exception as e:
+    res["environment"] = {"error": str(e)}
+res["starts"] = [json.loads(line) for line in open(os.path.join(out, "starts.jsonl")) if line.strip()]
 for n in ("redis_nobgsave", "redis_bgsave", "redis_madvise", "pagefault", "pagefault_4k",
           "pagefault_hook", "sparse", "shell", "gups", "bloat", "arenas", "compile",
           "memcached", "mixed", "scale"):
@@ -183,11 +221,52 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 start=$(date +%s)
+# the guest's settings, in the VM's command line and in env.json
+export BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_SIZES=${BENCH_SIZES:-16K,32K,64K} \
+	BENCH_SETTLE=${BENCH_SETTLE:-30s} SCALE_N=${SCALE_N:-200} \
+	BENCH_UNTIL_WIDTH=${BENCH_UNTIL_WIDTH:-} BENCH_MAX_TIME=${BENCH_MAX_TIME:-}
+vm_cpus=2 vm_memory=2G vm_zram=1G
+# the VM runs under TCG (scripts/vm-run.sh boots it with --disable-kvm)
+python3 - "$out/env.json" "$top" "$kdir" "$vm_cpus" "$vm_memory" "$vm_zram" "$timeout" "$@" <<'PY' ||
+import json, os, platform, subprocess, sys, time
+path, top, kdir, cpus, memory, zram, timeout = sys.argv[1:8]
+def cmd(*argv):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, cwd=top).stdout.strip()
+    except OSError:
+        return None
+def first(path, key):
+    try:
+        for line in open(path):
+            if line.startswith(key):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+qemu = cmd("qemu-system-x86_64", "--version")
+env = {"git_commit": cmd("git", "rev-parse", "HEAD"),
+       "git_dirty": bool(cmd("git", "status", "--porcelain", "--untracked-files=no")),
+       "kernel_key": os.path.basename(os.path.normpath(kdir)),
+       "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+       "host": {"uname": " ".join(f for f in platform.uname() if f), "cpus": os.cpu_count(),
+                "cpu_model": first("/proc/cpuinfo", "model name"),
+                "mem_total_kb": int((first("/proc/meminfo", "MemTotal") or "0 kB").split()[0]),
+                "qemu": qemu.splitlines()[0] if qemu else None},
+       "vm": {"cpus": int(cpus), "memory": memory, "zram_swap": zram, "accel": "tcg",
+              "timeout_s": int(timeout)},
+       "bench": {"repeats": int(os.environ["BENCH_REPEATS"]),
+                 "until_width": os.environ["BENCH_UNTIL_WIDTH"],
+                 "max_time": os.environ["BENCH_MAX_TIME"], "sizes": os.environ["BENCH_SIZES"],
+                 "settle": os.environ["BENCH_SETTLE"], "scale_n": int(os.environ["SCALE_N"]),
+                 "extra_args": sys.argv[8:]}}
+json.dump(env, open(path, "w"), indent=2)
+PY
+	echo "bench: warning: env.json not written" >&2
 echo "bench: kernel $kdir, results in $out (about an hour under TCG: see mthpctl-bench(8))" >&2
-"$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p 2 -m 2G -t "$timeout" -- \
-	env BENCH_REPEATS="${BENCH_REPEATS:-3}" BENCH_SIZES="${BENCH_SIZES:-16K,32K,64K}" \
-	SCALE_N="${SCALE_N:-200}" BENCH_UNTIL_WIDTH="${BENCH_UNTIL_WIDTH:-}" \
-	BENCH_MAX_TIME="${BENCH_MAX_TIME:-}" \
+"$top/scripts/vm-run.sh" -k "$kdir" -o "$out" -p "$vm_cpus" -m "$vm_memory" -t "$timeout" -- \
+	env BENCH_REPEATS="$BENCH_REPEATS" BENCH_SIZES="$BENCH_SIZES" BENCH_SETTLE="$BENCH_SETTLE" \
+	SCALE_N="$SCALE_N" BENCH_UNTIL_WIDTH="$BENCH_UNTIL_WIDTH" \
+	BENCH_MAX_TIME="$BENCH_MAX_TIME" BENCH_ZRAM="$vm_zram" \
 	"$top/scripts/bench.sh" --guest "$out" "$@"
 rc=$?
 # plots of whatever was measured, even after a failure; never fatal to the tables
@@ -198,5 +277,8 @@ if [ "$plot_rc" != 0 ]; then
 		"kept; after fixing it: scripts/bench-plots.py $out" >&2
 	[ "$rc" = 0 ] && rc=4
 fi
+# README's results table for this run; like the plots, never fatal to the tables
+"$top/scripts/bench-table.py" "$out" >"$out/table.md" ||
+	echo "bench: warning: no results table (scripts/bench-table.py $out)" >&2
 echo "bench: finished with status $rc after $(( $(date +%s) - start )) s; tables: $out/bench.txt, JSON: $out/bench.json, plots: $out/*.png" >&2
 exit $rc

@@ -8,8 +8,11 @@
 #     (Go modules, cached in the kernel's cache, built once)
 #   runc: Debian's (scripts/install-deps.sh)
 #   images, built offline by scripts/oci-image.sh: the plugin's (make
-#     nri-image), a pause image (busybox-static sleeping) and a workload
-#     image (tests/vm/faulter linked statically, and busybox)
+#     nri-image), a pause image (busybox-static sleeping), a workload
+#     image (tests/vm/faulter linked statically, and busybox), and for the
+#     upgrade case the plugin's image again with an mthpctl whose built-in
+#     policy object differs (bpf/mthp.bpf.c with MTHPCTL_OBJECT_VARIANT,
+#     built in .output/nri-e2e/object2), tagged mthpctl-nri:e2e-object2
 #   the plugin's pod and container: the Helm chart rendered by Helm's own
 #     engine and translated to crictl's configs
 #     (src/nri/deploy/check/e2econfig)
@@ -28,10 +31,22 @@ command -v runc >/dev/null || { log "error: runc missing: run scripts/install-de
 [ -x /bin/busybox ] || { log "error: /bin/busybox missing (busybox-static): run scripts/install-deps.sh"; exit 2; }
 runtime=$(scripts/runtime-build.sh)
 
-rm -rf "$out/images" "$out/plugin" "$out/pause" "$out/workload"
+rm -rf "$out/images" "$out/plugin" "$out/plugin2" "$out/pause" "$out/workload"
 mkdir -p "$out/images" "$out/plugin"
 [ -f .output/mthpctl-nri-image.tar ] || { log "error: no plugin image: make nri-image"; exit 2; }
 cp .output/mthpctl-nri-image.tar "$out/images/plugin.tar"
+# the upgrade's image: make nri-image's files, another mthpctl
+make -s OUTPUT=.output/nri-e2e/object2 BPF_EXTRA_CFLAGS=-DMTHPCTL_OBJECT_VARIANT=2 \
+	.output/nri-e2e/object2/static/mthpctl
+mkdir -p "$out/plugin2"
+cp -a .output/nri-image/root "$out/plugin2/root"
+install -m 0755 -s .output/nri-e2e/object2/static/mthpctl "$out/plugin2/root/usr/local/sbin/mthpctl"
+scripts/oci-image.sh -r "$out/plugin2/root" -n mthpctl-nri:e2e-object2 -o "$out/images/plugin-object2.tar" \
+	-e /usr/local/bin/mthpctl-nri
+tests/check-nri-image.sh "$out/images/plugin-object2.tar" >/dev/null
+.output/nri-e2e/object2/static/mthpctl -j version | jq -r .builtin_object_hash >"$out/plugin2/object_hash"
+[ "$(cat "$out/plugin2/object_hash")" != "$(./mthpctl -j version | jq -r .builtin_object_hash)" ] ||
+	{ log "error: the upgrade's mthpctl attaches the same object as ./mthpctl"; exit 2; }
 mkdir -p "$out/pause/root/bin"
 cp /bin/busybox "$out/pause/root/bin/busybox"
 scripts/oci-image.sh -r "$out/pause/root" -n e2e/pause:1 -o "$out/images/pause.tar" \
@@ -49,7 +64,7 @@ kdir=$(scripts/kernel-build.sh | tail -n1)
 log "built in $(( $(date +%s) - start )) s; booting the VM"
 
 rc=0
-scripts/vm-run.sh -k "$kdir" -m 2G -t 1500 -o "$results" -- \
+scripts/vm-run.sh -k "$kdir" -m 2G -t 1800 -o "$results" -- \
 	"$top/tests/nri-e2e/run.sh" "$runtime/bin" "$out" || rc=$?
 log "$([ "$rc" = 0 ] && echo passed || echo "FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
 exit "$rc"

@@ -355,7 +355,7 @@ static void session_keep(struct mthpctl_attach_session *s, const struct mthpctl_
 /* FNV-1a of the BPF object, 8 bytes a step (it is ~50 KB and every attach
  * hashes it), part of the rodata compared for sharing: an object of
  * another mthpctl build is never shared. */
-static __u64 object_hash(void)
+__u64 mthpctl_builtin_object_hash(void)
 {
 	const void *b;
 	size_t n;
@@ -390,7 +390,7 @@ static void set_rodata(struct mthp_bpf__rodata *r, const struct mthpctl_params *
 {
 	memcpy(&r->params, p, sizeof(*p));
 	r->page_shift = __builtin_ctzl(mthpctl_page_size());
-	r->object_hash = object_hash();
+	r->object_hash = mthpctl_builtin_object_hash();
 	r->cpu_slots_mask = cpu_slots_count() - 1;
 }
 

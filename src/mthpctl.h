@@ -151,6 +151,10 @@ int mthpctl_check_caps(const struct mthpctl_err_sink *sink);
 int mthpctl_check_bpffs(const struct mthpctl_err_sink *sink);
 void mthpctl_libbpf_setup(void);
 
+/* attach.c: the hash of the built-in policy's BPF object (object.h), which
+ * it stores in each policy's .rodata: which build a cgroup runs. */
+__u64 mthpctl_builtin_object_hash(void);
+
 struct mthpctl_link {
 	__u32 id, type, map_id;
 	__u64 cgroup_id;

@@ -125,3 +125,23 @@ bool mthpctl_object_info_valid(const struct mthpctl_object_info *info)
 	       memchr(info->file, '\0', sizeof(info->file)) &&
 	       memchr(info->ops, '\0', sizeof(info->ops));
 }
+
+long mthpctl_sec_var_find(const struct mthpctl_sec_var *v, size_t n, const char *name,
+			  __u32 size, __u32 value_size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].name || strcmp(v[i].name, name))
+			continue;
+		if (v[i].size != size || v[i].offset > value_size || size > value_size - v[i].offset)
+			return -1;
+		return v[i].offset;
+	}
+	return -1;
+}
+
+void mthpctl_object_id(char out[MTHPCTL_OBJECT_ID_LEN], __u64 hash)
+{
+	snprintf(out, MTHPCTL_OBJECT_ID_LEN, "%016llx", (unsigned long long)hash);
+}

@@ -46,6 +46,27 @@ bool mthpctl_stats_convention(const struct mthpctl_map_desc *d);
 __u64 mthpctl_hash_bytes(const void *b, size_t n);
 
 /*
+ * Which object a cgroup runs (status' "object_hash", mthpctl-nri's
+ * upgrade): mthpctl_hash_bytes() of the object's file, or of the built-in
+ * policy's ELF, which mthpctl stores in the policy's .rodata as the
+ * variable object_hash. Another build's .rodata may lay its variables out
+ * otherwise: status finds the variable by name in the map's BTF, whose
+ * DATASEC lists each variable's name, offset and size.
+ */
+struct mthpctl_sec_var {
+	const char *name;
+	__u32 offset, size;
+};
+/* The offset of the variable name, size bytes, among v[0..n), inside a
+ * map value of value_size bytes; -1 if there is none (or only one of
+ * another size, or one that does not fit in the value). */
+long mthpctl_sec_var_find(const struct mthpctl_sec_var *v, size_t n, const char *name,
+			  __u32 size, __u32 value_size);
+/* The hash as status and version print it: 16 hex digits, NUL-terminated. */
+#define MTHPCTL_OBJECT_ID_LEN	17
+void mthpctl_object_id(char out[MTHPCTL_OBJECT_ID_LEN], __u64 hash);
+
+/*
  * What mthpctl pins as "object" beside the link of an object's policy: a
  * frozen one-entry array map. Its size is a page, the most status reads.
  */

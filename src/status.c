@@ -88,6 +88,7 @@ void status_gather_kernel(struct status_env *e, bool probe)
 	char path[4200];
 
 	memset(e, 0, sizeof(*e));
+	e->object_hash = mthpctl_builtin_object_hash();
 	if (probe)
 		mthpctl_probe_kernel(&e->k);
 	mthpctl_timing("probe");

@@ -32,6 +32,7 @@ struct status_env {
 	char thp_enabled[16], thp_defrag[16];
 	struct mthpctl_host_sizes host;	/* hp[] by setting, once */
 	int bpf_stats;		/* kernel.bpf_stats_enabled; -1 unknown */
+	__u64 object_hash;	/* the built-in policy's object this mthpctl attaches */
 };
 
 /* The pinned objects of one policy. */
@@ -44,6 +45,10 @@ struct status_policy {
 	 * counters (have_totals) only if it follows mthp_ops.h's convention */
 	bool have_object;
 	struct mthpctl_object_info *object;	/* 4 KiB: only where have_object */
+	/* the object the cgroup runs (object.h): the built-in policy's
+	 * object_hash of its .rodata, or the record's hash of the user's */
+	bool have_object_hash;
+	__u64 object_hash;
 	struct mthpctl_link link;
 	struct mthpctl_params params;
 	struct mthpctl_cg entry;	/* the state shown: see gather_cgroup() */

@@ -39,6 +39,14 @@ void status_kernel_json(struct jw *w, const struct status_env *e)
 	jw_obj_close(w);
 }
 
+static void object_hash_json(struct jw *w, const char *key, bool known, __u64 hash)
+{
+	char id[MTHPCTL_OBJECT_ID_LEN];
+
+	mthpctl_object_id(id, hash);
+	jw_kstr(w, key, known ? id : NULL);
+}
+
 static void print_env_json(const struct status_env *e)
 {
 	struct jw *w = &g.jw;
@@ -46,6 +54,9 @@ static void print_env_json(const struct status_env *e)
 	size_t j;
 
 	status_kernel_json(w, e);
+	/* the built-in policy's object this mthpctl attaches: a policy whose
+	 * object_hash differs was attached by another build */
+	object_hash_json(w, "builtin_object_hash", true, e->object_hash);
 	jw_key(w, "thp");
 	jw_obj_open(w);
 	jw_kstr(w, "enabled", e->thp_enabled[0] ? e->thp_enabled : NULL);
@@ -317,6 +328,9 @@ static void print_policy_json(const struct status_env *e, const struct status_po
 	jw_kbool(w, "attached", p->attached);
 	/* cgroups linked to this policy object: the counters are their sum */
 	jw_ku64(w, "object_cgroups", p->object_cgroups);
+	/* the object it runs (mthpctl_builtin_object_hash() of the build that
+	 * attached it, or the user's file's hash); null: not known */
+	object_hash_json(w, "object_hash", p->have_object_hash, p->object_hash);
 	/* its processes, and those with THP disabled by prctl (no policy
 	 * gives them large folios); null: not counted */
 	jw_ku64_or_null(w, "processes", p->have_thp_off, p->thp_off.procs);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "mthp_stats.h"
@@ -33,6 +34,52 @@ static bool read_value(int fd, const void *key, void *val, size_t len)
 		return false;
 	memcpy(val, buf, len);
 	return true;
+}
+
+/*
+ * The object_hash of a built-in policy's .rodata map, open as fd (the
+ * object it runs, whatever build pinned it): found by name in the map's
+ * BTF, since another build's .rodata may hold it at another offset.
+ */
+static bool read_object_hash(int fd, __u64 *hash)
+{
+	struct mthpctl_sec_var vars[64];
+	const struct btf_var_secinfo *si;
+	const struct btf_type *t, *v;
+	struct bpf_map_info info;
+	struct btf *btf;
+	char buf[4096];
+	__u32 zero = 0;
+	size_t n = 0;
+	long off = -1;
+	__u32 i;
+
+	if (!mthpctl_map_info(fd, &info) || !info.btf_id || !info.btf_value_type_id ||
+	    info.value_size > sizeof(buf))
+		return false;
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf)
+		return false;
+	t = btf__type_by_id(btf, info.btf_value_type_id);
+	if (t && btf_is_datasec(t)) {
+		si = btf_var_secinfos(t);
+		for (i = 0; i < btf_vlen(t) && n < sizeof(vars) / sizeof(vars[0]); i++, si++) {
+			v = btf__type_by_id(btf, si->type);
+			if (!v || !btf_is_var(v))
+				continue;
+			vars[n].name = btf__name_by_offset(btf, v->name_off);
+			vars[n].offset = si->offset;
+			vars[n].size = si->size;
+			n++;
+		}
+		off = mthpctl_sec_var_find(vars, n, "object_hash", sizeof(*hash), info.value_size);
+	}
+	if (off >= 0 && !bpf_map_lookup_elem(fd, &zero, buf))
+		memcpy(hash, buf + off, sizeof(*hash));
+	else
+		off = -1;
+	btf__free(btf);
+	return off >= 0;
 }
 
 /* The cgroup's own pin: its link. */
@@ -81,6 +128,7 @@ static void gather_object(struct status_policy *p)
 	fd = mthpctl_pin_get(p->dir, "conf");
 	p->have_params = read_value(fd, &zero, &p->params, sizeof(p->params)) &&
 			 p->params.magic == MTHPCTL_PARAMS_MAGIC;
+	p->have_object_hash = p->have_params && read_object_hash(fd, &p->object_hash);
 	if (fd >= 0)
 		close(fd);
 	fd = mthpctl_pin_get(p->dir, "object");
@@ -89,6 +137,10 @@ static void gather_object(struct status_policy *p)
 		p->have_object = p->object && read_value(fd, &zero, p->object, sizeof(*p->object)) &&
 				 mthpctl_object_info_valid(p->object);
 		close(fd);
+		if (p->have_object) {
+			p->have_object_hash = true;
+			p->object_hash = p->object->hash;
+		}
 	}
 	fd = mthpctl_pin_get(p->dir, "totals");
 	p->have_totals = mthpctl_read_totals(fd, &p->totals, &p->totals_map_id);
@@ -114,6 +166,8 @@ static void copy_object(struct status_policy *p, const struct status_policy *fro
 {
 	p->have_params = from->have_params;
 	p->params = from->params;
+	p->have_object_hash = from->have_object_hash;
+	p->object_hash = from->object_hash;
 	/* a policy of the user's is never shared: no object record here */
 	p->have_totals = from->have_totals;
 	p->totals = from->totals;

@@ -168,6 +168,13 @@ static void print_policy_plain(const struct status_env *e, const struct status_p
 	}
 	printf("    policy:        %s\n", p->have_params ?
 	       mthpctl_params_str(&p->params, desc, sizeof(desc)) : "(unreadable pins)");
+	if (p->have_object_hash) {
+		char id[MTHPCTL_OBJECT_ID_LEN];
+
+		mthpctl_object_id(id, p->object_hash);
+		printf("    object hash:   %s (%s)\n", id, p->object_hash == e->object_hash ?
+		       "this mthpctl's" : "another build's: attach --replace loads this one's");
+	}
 	print_link_plain(p);
 	if (p->have_entry && p->entry_of != p->cgroup)
 		printf("    state of:      %s (the subtree's largest; none of its own)\n",

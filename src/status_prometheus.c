@@ -254,6 +254,7 @@ static void per_size(const struct family *f, __u64 sizes, bool taken, const stru
 int status_print_prometheus(const struct status_env *e, const struct status_policy *pol, size_t n)
 {
 	char desc[256], extra[96], **labels;
+	char id[MTHPCTL_OBJECT_ID_LEN];
 	__u32 reason, r, t;
 	size_t i;
 
@@ -276,7 +277,8 @@ int status_print_prometheus(const struct status_env *e, const struct status_poli
 		printf("\",policy=\"%s\",object=\"%u\",params=\"", mthpctl_policy_name(pol[i].params.policy),
 		       pol[i].link_ok ? pol[i].link.map_id : 0);
 		label_value(mthpctl_params_str(&pol[i].params, desc, sizeof(desc)));
-		printf("\"} 1\n");
+		mthpctl_object_id(id, pol[i].object_hash);
+		printf("\",object_hash=\"%s\"} 1\n", pol[i].have_object_hash ? id : "");
 	}
 	per_policy(&f_attached, v_attached, e, pol, labels, n);
 

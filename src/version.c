@@ -52,6 +52,7 @@ int mthpctl_print_version(void)
 	struct mthpctl_have have = {};
 	struct utsname u;
 	char libbpf[32];
+	char id[MTHPCTL_OBJECT_ID_LEN];
 	struct mthpctl_host_sizes host;
 	char sizes[256];
 	struct status_env e;
@@ -73,6 +74,8 @@ int mthpctl_print_version(void)
 		jw_kstr(w, "version", MTHPCTL_VERSION);
 		jw_kstr(w, "libbpf_version", libbpf);
 		jw_kstr(w, "kernel_release", u.release[0] ? u.release : NULL);
+		mthpctl_object_id(id, e.object_hash);
+		jw_kstr(w, "builtin_object_hash", id);
 		status_kernel_json(w, &e);
 		mthpctl_host_sizes_json(w, &host);
 		jw_kbool(w, "ready", n == 0);
@@ -89,6 +92,8 @@ int mthpctl_print_version(void)
 	} else {
 		printf("mthpctl v%s\n", MTHPCTL_VERSION);
 		printf("using libbpf v%s\n", libbpf);
+		mthpctl_object_id(id, e.object_hash);
+		printf("built-in policy object %s\n", id);
 		printf("kernel %s:\n", u.release[0] ? u.release : "(uname failed)");
 		printf("  BTF:                %s\n", e.k.btf ? "yes (" MTHPCTL_VMLINUX_BTF ")" : "no");
 		status_kernel_plain(&e);

@@ -1,1 +1,1 @@
-vmlinux-7.3.4-mthp-7ee87d52.h
+vmlinux-7.3.4-mthp-735f2b03.h

@@ -75,7 +75,7 @@ static const struct argp_option options[] = {
 	  "memory.high levels, e.g. max,128M (default max,128M)", 2 },
 	{ "sizes", OPT_SIZES, "LIST", 0,
 	  "also run static per-size caps, e.g. 16K,64K,2M: every size always plus "
-	  "\"fixed --max-size SIZE\" (modes cap-SIZE; the oracle is the best static setting)", 2 },
+	  "\"fixed --max-size SIZE\" (modes cap-SIZE, static settings a policy is compared with)", 2 },
 	{ "bgsave", OPT_BGSAVE, NULL, 0,
 	  "keep redis' default save points (BGSAVE); default is --save \"\" (noBGSAVE)", 2 },
 	{ "shipped", OPT_SHIPPED, NULL, 0,

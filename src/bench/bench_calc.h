@@ -70,7 +70,7 @@ enum bench_mode { BENCH_ALWAYS, BENCH_NEVER, BENCH_POLICY, BENCH_SIMPLE, BENCH_H
 /* "always,never,policy" (any order, unique prefixes, "all") -> bit mask of
  * 1 << enum bench_mode. Returns 0 or -EINVAL. */
 int bench_parse_modes(const char *s, unsigned int *mask);
-/* A static setting (no policy): the oracle is the best of them. */
+/* A static setting (no policy): what a policy is compared with, each one. */
 static inline bool bench_mode_static(int m)
 {
 	return m != BENCH_POLICY && m != BENCH_SIMPLE;
@@ -191,9 +191,6 @@ void bench_memstat_delta(const struct bench_memstat *a, const struct bench_memst
  * global pswpout delta equals the cgroup's within 1% (or 16 pages) and the
  * large-folio pages do not exceed it. */
 bool bench_swap_attributed(__u64 large_pages, __u64 global_pswpout, __u64 cg_pswpout);
-
-/* Index of the largest of v[0..n) (NAN skipped), -1 if none. */
-int bench_argmax(const double *v, size_t n);
 
 /* "16K,64K,2M" -> folio sizes for the per-size caps: powers of two from 8K
  * to 1G, no duplicates. Returns the count, -EINVAL or -E2BIG. */

@@ -361,6 +361,17 @@ void bench_json_spread(struct jw *w, const char *key, const struct bench_spread 
  * mode without runs has none (false, nothing written). */
 bool bench_json_mode_open(struct jw *w, const struct bench_opts *o, int m, unsigned int runs);
 void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *s);
+/*
+ * A policy row against each static setting (bench_vs_each()): ratio[j] of
+ * the setting named names[j], left out without a value. JSON:
+ * "vs_each_static": [{"mode": NAME, RATIO_KEY: ratio}...] and
+ * "beats_every_static"; text: the title line, a line per setting and the
+ * claim they allow.
+ */
+void bench_json_vs_each_static(struct jw *w, const char *ratio_key, const char *const names[],
+			       const struct bench_spread *ratio, int nr, const struct bench_tally *t);
+void bench_print_vs_each_static(const char *title, const char *const names[],
+				const struct bench_spread *ratio, int nr, const struct bench_tally *t);
 /* "folio_bytes": [{"size_kb", "bytes"}...], "pmd_bytes" (medians of runs). */
 void bench_json_folios(struct jw *w, const struct bench_folios *f);
 /* "mthp": [{"size_kb", "anon_fault_alloc", ...}...] (per-size counters). */

@@ -208,6 +208,23 @@ bool bench_tally_all_above(const struct bench_tally *t)
 	return t->n && t->above == t->n;
 }
 
+void bench_vs_each(const double *mine, const double *const theirs[], size_t nr, size_t rounds,
+		   bool lower_is_better, struct bench_spread *ratio, struct bench_tally *t)
+{
+	size_t j;
+
+	memset(t, 0, sizeof(*t));
+	for (j = 0; j < nr; j++) {
+		if (!theirs[j])
+			bench_spread(NULL, 0, &ratio[j]);
+		else if (lower_is_better)
+			bench_ratio_spread(theirs[j], mine, rounds, &ratio[j]);
+		else
+			bench_ratio_spread(mine, theirs[j], rounds, &ratio[j]);
+		bench_tally_add(t, &ratio[j]);
+	}
+}
+
 char *bench_tally_fmt(const struct bench_tally *t, char *buf, size_t len)
 {
 	if (!t->n)

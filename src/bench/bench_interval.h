@@ -87,6 +87,16 @@ struct bench_tally {
 void bench_tally_add(struct bench_tally *t, const struct bench_spread *ratio);
 /* Every ratio noted is above 1.0 at the wanted coverage (and there is one). */
 bool bench_tally_all_above(const struct bench_tally *t);
+/*
+ * One setting against each of nr others measured in the same interleaved
+ * rounds (mine[i] and theirs[j][i] from round i): ratio[j] is the spread of
+ * the per-round ratios mine / theirs[j], or theirs[j] / mine when lower is
+ * better (times: the ratio is then a speed), so that above 1.0 always means
+ * mine is better. theirs[j] NULL: not compared (ratio[j] without a value).
+ * *t is reset and tallies every ratio with a value.
+ */
+void bench_vs_each(const double *mine, const double *const theirs[], size_t nr, size_t rounds,
+		   bool lower_is_better, struct bench_spread *ratio, struct bench_tally *t);
 /* "above 1 of 4, n.d. 2, below 0, unranked 1"; "none" without ratios.
  * Returns buf. */
 char *bench_tally_fmt(const struct bench_tally *t, char *buf, size_t len);

@@ -436,21 +436,26 @@ static int redis_col(void *ctx, int m, int rep, const char *tag)
 	return err;
 }
 
-/* after a round: every column's rps against always and against the oracle */
+/* after a round: every column's rps against always, each policy's against
+ * each static column */
 static void redis_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
 {
 	struct redis_loop *lp = ctx;
-	int m, oracle = redis_level_cells(&lp->c->r, lp->runs, lp->l, rounds, lp->cells);
 	char name[96];
+	int m, s;
 
+	redis_level_cells(&lp->c->r, lp->runs, lp->l, rounds, lp->cells);
 	for (m = 0; m < lp->c->r.ncols; m++) {
 		if (m != BENCH_ALWAYS) {
 			snprintf(name, sizeof(name), "%s vs always", redis_col_name(&lp->c->r, m));
 			bench_rounds_widest_note(w, name, &lp->cells[m].r_always);
 		}
-		if (m != oracle) {
-			snprintf(name, sizeof(name), "%s vs oracle", redis_col_name(&lp->c->r, m));
-			bench_rounds_widest_note(w, name, &lp->cells[m].r_oracle);
+		for (s = 0; s < lp->c->r.ncols; s++) {
+			if (!lp->cells[m].r_static[s].n)
+				continue;
+			snprintf(name, sizeof(name), "%s vs %s", redis_col_name(&lp->c->r, m),
+				 redis_col_name(&lp->c->r, s));
+			bench_rounds_widest_note(w, name, &lp->cells[m].r_static[s]);
 		}
 	}
 }

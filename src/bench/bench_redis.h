@@ -47,8 +47,11 @@ struct redis_cell {		/* one mode at one level: medians */
 	struct bench_counters delta;
 	/* spreads over the repeats */
 	struct bench_spread s_rps, s_avg, s_p50, s_p99;
-	/* per-round ratios: against always, against the level's oracle */
-	struct bench_spread r_always, r_oracle;
+	/* per-round rps ratios: against always; a policy's against each
+	 * static column (no value for the others) and what they allow */
+	struct bench_spread r_always;
+	struct bench_spread r_static[REDIS_MAX_COLS];
+	struct bench_tally vs_static;
 	struct bench_folios folios;
 	int n_shipped;				/* runs with shipped_folios */
 	double shipped_rps;			/* median of those */
@@ -77,8 +80,8 @@ struct redis_results {
 	char level_names[BENCH_MAX_LIST][32];
 };
 
-/* Every column but the policies' (caps are static): the oracle is the
- * best of them. */
+/* Every column but the policies' (caps are static): a policy's column is
+ * compared with each of them. */
 static inline bool redis_is_static(int col)
 {
 	return bench_mode_static(col);
@@ -96,9 +99,9 @@ static inline const char *redis_col_name(const struct redis_results *c, int col)
 const char *redis_high_str(__u64 high, char *buf, size_t len);
 
 /* The cells (REDIS_MAX_COLS) of level l over its first rounds: medians,
- * spreads, ratios against always and the oracle. Returns the oracle
- * column or -1. */
-int redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
+ * spreads, ratios against always and each policy's against each static
+ * column. */
+void redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
 		      struct redis_cell *cells);
 
 /* Medians, ratios and the report (bench_report()) of runs (nr_high levels

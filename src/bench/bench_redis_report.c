@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * mthpctl bench redis: the report. The runs of each mode or cap at each
- * memory.high level become a cell of medians and bootstrap intervals, with
- * per-round ratios against always and against the level's oracle (the best
- * static setting); bench_report() writes them as JSON or as text tables.
+ * memory.high level become a cell of medians and their intervals, with
+ * per-round ratios against always and, for a policy's column, against each
+ * static setting; bench_report() writes them as JSON or as text tables.
  */
 #include <math.h>
 #include <stdio.h>
@@ -108,43 +108,46 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 		}
 }
 
-/* Per-round ratios of every column at one level against always and against
- * the oracle (the static column with the best median rps). Returns the
- * oracle column or -1. */
-static int level_ratios(const struct redis_results *c, int l, struct redis_run *runs, int repeats,
-			struct redis_cell *cells)
+/* Per-round rps ratios at one level: every column against always, and
+ * each policy's against each static column (not against the best of them:
+ * picked from the same rounds, the best is favoured by their noise). */
+static void level_ratios(const struct redis_results *c, int l, struct redis_run *runs, int repeats,
+			 struct redis_cell *cells)
 {
-	double med[REDIS_MAX_COLS], num[REDIS_MAX_REPEATS], a[REDIS_MAX_REPEATS],
-	       b[REDIS_MAX_REPEATS];
-	int col, rep, best;
+	double rps[REDIS_MAX_COLS][REDIS_MAX_REPEATS];	/* NAN: no run */
+	const double *statics[REDIS_MAX_COLS];
+	int col, rep;
 
-	for (col = 0; col < c->ncols; col++)
-		med[col] = redis_is_static(col) && cells[col].n ? cells[col].rps : NAN;
-	best = bench_argmax(med, c->ncols);
 	for (col = 0; col < c->ncols; col++) {
 		for (rep = 0; rep < repeats; rep++) {
 			struct redis_run *x = &REDIS_RUN(runs, l, col, rep);
-			struct redis_run *al = &REDIS_RUN(runs, l, BENCH_ALWAYS, rep);
-			struct redis_run *orc = best >= 0 ? &REDIS_RUN(runs, l, best, rep) : NULL;
 
-			num[rep] = x->done ? x->row.rps : NAN;
-			a[rep] = al->done ? al->row.rps : NAN;
-			b[rep] = orc && orc->done ? orc->row.rps : NAN;
+			rps[col][rep] = x->done ? x->row.rps : NAN;
 		}
-		bench_ratio_spread(num, a, repeats, &cells[col].r_always);
-		bench_ratio_spread(num, b, repeats, &cells[col].r_oracle);
+		statics[col] = redis_is_static(col) && cells[col].n ? rps[col] : NULL;
 	}
-	return best;
+	for (col = 0; col < c->ncols; col++) {
+		struct redis_cell *x = &cells[col];
+
+		bench_ratio_spread(rps[col], rps[BENCH_ALWAYS], repeats, &x->r_always);
+		if (redis_is_static(col) || !x->n) {
+			memset(x->r_static, 0, sizeof(x->r_static));
+			memset(&x->vs_static, 0, sizeof(x->vs_static));
+			continue;
+		}
+		bench_vs_each(rps[col], statics, c->ncols, repeats, false, x->r_static,
+			      &x->vs_static);
+	}
 }
 
-int redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
-		      struct redis_cell *cells)
+void redis_level_cells(const struct redis_results *c, struct redis_run *runs, int l, int rounds,
+		       struct redis_cell *cells)
 {
 	int m;
 
 	for (m = 0; m < c->ncols; m++)
 		make_cell(&REDIS_RUN(runs, l, m, 0), rounds, &cells[m]);
-	return level_ratios(c, l, runs, rounds, cells);
+	level_ratios(c, l, runs, rounds, cells);
 }
 
 const char *redis_high_str(__u64 high, char *buf, size_t len)
@@ -243,7 +246,6 @@ static void print_shipped(const struct redis_results *c, struct redis_cell *cell
 struct redis_report {
 	const struct redis_results *c;
 	struct redis_cell *cells;	/* CELL(level, column) */
-	int oracle[BENCH_MAX_LIST];	/* per level: the oracle column or -1 */
 	char note[600];			/* "policy rows skipped: ..." */
 	char simple_note[600];		/* "simple rows skipped: ..." */
 };
@@ -268,27 +270,36 @@ static void redis_json_config(struct jw *w, const struct bench_opts *o)
 	jw_arr_close(w);
 }
 
+/* The static columns' names, for the lists against each of them (NULL for
+ * a policy's: its name is built in a buffer the next one overwrites). */
+static void static_col_names(const struct redis_results *c, const char *names[REDIS_MAX_COLS])
+{
+	int col;
+
+	for (col = 0; col < c->ncols; col++)
+		names[col] = redis_is_static(col) ? redis_col_name(c, col) : NULL;
+}
+
 static void redis_json_body(struct jw *w, void *ctx)
 {
 	const struct redis_report *p = ctx;
 	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
-	const int *oracle = p->oracle;
+	const char *names[REDIS_MAX_COLS];
 	int l, m, i;
 
+	static_col_names(c, names);
 	jw_key(w, "levels");
 	jw_arr_open(w);
 	for (l = 0; l < o->nr_high; l++) {
 		double ra = CELL(l, BENCH_ALWAYS).rps;
-		double ro = oracle[l] >= 0 ? CELL(l, oracle[l]).rps : NAN;
 
 		jw_obj_open(w);
 		if (o->high[l] == BENCH_HIGH_MAX)
 			jw_kstr(w, "memory_high", "max");
 		else
 			jw_ku64(w, "memory_high", o->high[l]);
-		jw_kstr(w, "oracle_mode", oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : NULL);
 		jw_key(w, "modes");
 		jw_arr_open(w);
 		for (m = 0; m < c->ncols; m++) {
@@ -310,7 +321,6 @@ static void redis_json_body(struct jw *w, void *ctx)
 			jw_kdouble(w, "rps_vs_always_pct", bench_pct(x->rps, ra));
 			jw_kdouble(w, "p99_vs_always_pct",
 				   bench_pct(x->p99, CELL(l, BENCH_ALWAYS).p99));
-			jw_kdouble(w, "oracle", isnan(ro) || ro <= 0 ? NAN : x->rps / ro);
 			jw_key(w, "rps_runs");
 			jw_arr_open(w);
 			for (i = 0; i < x->n; i++)
@@ -324,7 +334,9 @@ static void redis_json_body(struct jw *w, void *ctx)
 			bench_json_spread(w, "p99_ms", &x->s_p99);
 			jw_obj_close(w);
 			bench_json_ratio(w, "rps_ratio_vs_always", &x->r_always);
-			bench_json_ratio(w, "rps_ratio_vs_oracle", &x->r_oracle);
+			if (!redis_is_static(m))
+				bench_json_vs_each_static(w, "rps", names, x->r_static, c->ncols,
+							  &x->vs_static);
 			jw_ku64(w, "memory_events_high", x->high_events);
 			jw_ku64(w, "psi_some_us", x->psi_some_us);
 			jw_ku64(w, "psi_full_us", x->psi_full_us);
@@ -403,18 +415,17 @@ static void redis_text_body(void *ctx)
 	const struct redis_results *c = p->c;
 	const struct bench_opts *o = c->o;
 	struct redis_cell *cells = p->cells;
-	const int *oracle = p->oracle;
-	char b1[32];
+	const char *names[REDIS_MAX_COLS];
+	char b1[32], title[160];
 	int l, m;
 
 	if (c->policy_skip)
 		printf("note: policy and cap rows skipped: %s\n", c->policy_note);
 	if (c->simple_skip)
 		printf("note: simple rows skipped: %s\n", c->simple_note);
+	static_col_names(c, names);
 	for (l = 0; l < o->nr_high; l++) {
-		const char *oname = oracle[l] >= 0 ? redis_col_name(c, oracle[l]) : "-";
-
-		printf("\nmemory.high=%s (oracle: %s)\n", redis_high_str(o->high[l], b1, sizeof(b1)), oname);
+		printf("\nmemory.high=%s\n", redis_high_str(o->high[l], b1, sizeof(b1)));
 		printf("%-14s %-28s %-26s %-26s %-26s\n", "mode", "rps", "avg ms", "p50 ms", "p99 ms");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
@@ -427,18 +438,23 @@ static void redis_text_body(void *ctx)
 			       fmt_ms(&x->s_avg, a, sizeof(a)), fmt_ms(&x->s_p50, p50, sizeof(p50)),
 			       fmt_ms(&x->s_p99, p99, sizeof(p99)));
 		}
-		printf("%-14s %-42s %-42s\n", "rps ratio", "vs always (per round)",
-		       "vs oracle (per round)");
+		printf("%-14s %s\n", "rps ratio", "vs always (per round)");
 		for (m = 0; m < c->ncols; m++) {
 			struct redis_cell *x = &CELL(l, m);
-			char t1[80], t2[80];
+			char t1[80];
 
-			if (!x->n || (m == BENCH_ALWAYS && (int)m == oracle[l]))
+			if (!x->n || m == BENCH_ALWAYS)
 				continue;
-			bench_ratio_fmt(&x->r_always, "%.3f", t1, sizeof(t1));
-			bench_ratio_fmt(&x->r_oracle, "%.3f", t2, sizeof(t2));
-			printf("%-14s %-42s %-42s\n", redis_col_name(c, m), m == BENCH_ALWAYS ? "-" : t1,
-			       m == oracle[l] ? "-" : t2);
+			printf("%-14s %s\n", redis_col_name(c, m),
+			       bench_ratio_fmt(&x->r_always, "%.3f", t1, sizeof(t1)));
+		}
+		for (m = 0; m < c->ncols; m++) {
+			if (redis_is_static(m) || !CELL(l, m).n)
+				continue;
+			snprintf(title, sizeof(title), "%s rps against each static setting "
+				 "(per round)", redis_col_name(c, m));
+			bench_print_vs_each_static(title, names, CELL(l, m).r_static, c->ncols,
+						   &CELL(l, m).vs_static);
 		}
 		printf("%-14s %8s %10s %9s %9s  %s\n", "mode", "high ev", "stall ms", "peak",
 		       "PMD MiB", "swap-outs: large-folio pages + 4K = vmstat pswpout vs cgroup pswpout");
@@ -494,9 +510,8 @@ static void redis_text_body(void *ctx)
 			if (CELL(l, m).n)
 				print_counters_text(redis_col_name(c, m), &CELL(l, m).delta);
 	}
-	printf("\n(ratios per interleaved round; oracle: the static setting (always, never, "
-	       "host, caps) with the best median rps; stall ms: memory.pressure full total; "
-	       "high ev: memory.events high)\n");
+	printf("\n(ratios per interleaved round; static settings: always, never, host, caps; "
+	       "stall ms: memory.pressure full total; high ev: memory.events high)\n");
 	bench_print_interval_legend();
 }
 
@@ -514,7 +529,7 @@ int redis_report(const struct redis_results *c, struct redis_run *runs, struct r
 	int l;
 
 	for (l = 0; l < o->nr_high; l++)
-		p.oracle[l] = redis_level_cells(c, runs, l, c->rounds[l].started, &CELL(l, 0));
+		redis_level_cells(c, runs, l, c->rounds[l].started, &CELL(l, 0));
 	if (c->policy_skip) {
 		snprintf(p.note, sizeof(p.note), "policy rows skipped: %s", c->policy_note);
 		r.notes[0] = p.note;

@@ -264,6 +264,40 @@ void bench_json_ratio(struct jw *w, const char *key, const struct bench_spread *
 	jw_obj_close(w);
 }
 
+void bench_json_vs_each_static(struct jw *w, const char *ratio_key, const char *const names[],
+			       const struct bench_spread *ratio, int nr, const struct bench_tally *t)
+{
+	int j;
+
+	jw_key(w, "vs_each_static");
+	jw_arr_open(w);
+	for (j = 0; j < nr; j++) {
+		if (!ratio[j].n)
+			continue;
+		jw_obj_open(w);
+		jw_kstr(w, "mode", names[j]);
+		bench_json_ratio(w, ratio_key, &ratio[j]);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	jw_kbool(w, "beats_every_static", bench_tally_all_above(t));
+}
+
+void bench_print_vs_each_static(const char *title, const char *const names[],
+				const struct bench_spread *ratio, int nr, const struct bench_tally *t)
+{
+	char r[96], tally[80];
+	int j;
+
+	printf("%s:\n", title);
+	for (j = 0; j < nr; j++)
+		if (ratio[j].n)
+			printf("  %-14s %s\n", names[j],
+			       bench_ratio_fmt(&ratio[j], "%.3f", r, sizeof(r)));
+	printf("  beats every static setting: %s (%s)\n", bench_tally_all_above(t) ? "yes" : "no",
+	       bench_tally_fmt(t, tally, sizeof(tally)));
+}
+
 const char *bench_verdict(const struct bench_spread *r)
 {
 	return bench_verdict_name(bench_spread_verdict(r, 1.0));

@@ -54,17 +54,6 @@ __u64 bench_prng_next(__u64 *state)
 	return z ^ (z >> 31);
 }
 
-int bench_argmax(const double *v, size_t n)
-{
-	size_t i;
-	int best = -1;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i]) && (best < 0 || v[i] > v[best]))
-			best = i;
-	return best;
-}
-
 /* --- rounds: the stopping rule ------------------------------------------ */
 
 const char *bench_rounds_why_name(enum bench_rounds_why why)

@@ -215,8 +215,11 @@ static int wl_one(const struct bench_opts *o, const struct wl_kind *k, enum benc
 struct wl_mode {
 	int n;				/* runs */
 	struct bench_spread secs, fill, rate, peak, current;
-	/* per round: the oracle's time over this mode's (> 1: faster) */
-	struct bench_spread speed_vs_oracle;
+	/* a policy's speed against each static mode's: per round, the static
+	 * mode's time over this one's (> 1: faster); no value for the modes
+	 * that are not static or did not run */
+	struct bench_spread speed_vs_static[BENCH_NR_MODES];
+	struct bench_tally vs_static;
 	double pgfault, mthp_allocs, start_anon;
 	struct bench_folios folios;
 	struct bench_memstat ms;
@@ -227,7 +230,6 @@ struct wl_report {
 	const struct wl_kind *k;
 	const struct bench_rounds *rounds;
 	struct wl_mode m[BENCH_NR_MODES];
-	int oracle;			/* the static mode with the lowest median time */
 };
 
 static void wl_json_config(struct jw *w, const struct bench_opts *o)
@@ -243,13 +245,24 @@ static void wl_json_config(struct jw *w, const struct bench_opts *o)
 	jw_kstr(w, "policy", o->policy_text);
 }
 
+/* The static modes' names, for the lists against each of them (NULL for a
+ * policy's: its name is built in a buffer the next one overwrites). */
+static void wl_static_names(const struct bench_opts *o, const char *names[BENCH_NR_MODES])
+{
+	int m;
+
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		names[m] = bench_mode_static(m) ? bench_mode_name(m, o) : NULL;
+}
+
 static void wl_json_body(struct jw *w, void *ctx)
 {
 	const struct wl_report *p = ctx;
 	const struct bench_opts *o = p->o;
+	const char *names[BENCH_NR_MODES];
 	int m;
 
-	jw_kstr(w, "oracle_mode", p->oracle >= 0 ? bench_mode_name(p->oracle, o) : NULL);
+	wl_static_names(o, names);
 	jw_key(w, "modes");
 	jw_arr_open(w);
 	for (m = 0; m < BENCH_NR_MODES; m++) {
@@ -264,7 +277,9 @@ static void wl_json_body(struct jw *w, void *ctx)
 			bench_json_spread(w, "fill_seconds", &x->fill);
 		if (p->k->serve)
 			bench_json_spread(w, "ops_per_second", &x->rate);
-		bench_json_ratio(w, "speed_vs_oracle", &x->speed_vs_oracle);
+		if (!bench_mode_static(m))
+			bench_json_vs_each_static(w, "speed", names, x->speed_vs_static,
+						  BENCH_NR_MODES, &x->vs_static);
 		bench_json_spread(w, "memory_peak", &x->peak);
 		bench_json_spread(w, "memory_current_held", &x->current);
 		jw_kdouble(w, "peak_vs_never_pct",
@@ -292,20 +307,20 @@ static void wl_text_body(void *ctx)
 	const struct wl_report *p = ctx;
 	const struct bench_opts *o = p->o;
 	bool gups = !strcmp(p->k->name, "gups");
+	const char *names[BENCH_NR_MODES];
+	char title[160];
 	int m;
 
 	for (m = 0; m < BENCH_NR_MODES; m++)
 		if (skip[m])
 			printf("note: %s rows skipped: %s\n", bench_mode_name(m, o), skip_note[m]);
-	printf("oracle (the static setting with the lowest median time): %s\n",
-	       p->oracle >= 0 ? bench_mode_name(p->oracle, o) : "-");
-	printf("%-16s %-24s %-30s %-24s %9s %10s\n", "mode",
+	printf("%-16s %-24s %-24s %9s %10s\n", "mode",
 	       gups ? "s (fill s)" : p->k->serve ? "ops/s" : "s",
-	       "speed vs oracle (per round)", "peak MiB", "vs never", "faults");
+	       "peak MiB", "vs never", "faults");
 	for (m = 0; m < BENCH_NR_MODES; m++) {
 		const struct wl_mode *x = &p->m[m];
 		double pn = bench_pct(x->peak.median, p->m[BENCH_NEVER].peak.median);
-		char t[64], f[48], tt[112], rr[96], pk[64], pc[16];
+		char t[64], f[48], tt[112], pk[64], pc[16];
 		struct bench_spread mib = x->peak;
 
 		if (!x->n)
@@ -318,18 +333,23 @@ static void wl_text_body(void *ctx)
 			bench_spread_fmt(&x->rate, "%.0f", tt, sizeof(tt));
 		else
 			snprintf(tt, sizeof(tt), "%s", t);
-		if (m == p->oracle)
-			snprintf(rr, sizeof(rr), "-");
-		else
-			bench_ratio_fmt(&x->speed_vs_oracle, "%.3f", rr, sizeof(rr));
 		mib.median /= 1048576;
 		mib.min /= 1048576;
 		mib.max /= 1048576;
 		mib.lo /= 1048576;
 		mib.hi /= 1048576;
 		snprintf(pc, sizeof(pc), isnan(pn) ? "-" : "%+.1f%%", pn);
-		printf("%-16s %-24s %-30s %-24s %9s %10.0f\n", bench_mode_name(m, o), tt, rr,
+		printf("%-16s %-24s %-24s %9s %10.0f\n", bench_mode_name(m, o), tt,
 		       bench_spread_fmt(&mib, "%.1f", pk, sizeof(pk)), pc, x->pgfault);
+	}
+	wl_static_names(o, names);
+	for (m = 0; m < BENCH_NR_MODES; m++) {
+		if (bench_mode_static(m) || !p->m[m].n)
+			continue;
+		snprintf(title, sizeof(title), "%s speed against each static setting (the "
+			 "setting's time over this mode's, per round)", bench_mode_name(m, o));
+		bench_print_vs_each_static(title, names, p->m[m].speed_vs_static, BENCH_NR_MODES,
+					   &p->m[m].vs_static);
 	}
 	printf("anon folios of the cgroup's processes while they hold their memory "
 	       "(MiB by size, median):\n");
@@ -374,10 +394,11 @@ static int wl_col(void *ctx, int m, int rep, const char *tag)
 	return ret;
 }
 
-/* Medians, spreads, the oracle and the per-round ratios over rounds. */
+/* Medians, spreads and each policy's per-round speed against each static
+ * mode over rounds. */
 static void wl_compute(int rounds)
 {
-	double med[BENCH_NR_MODES];
+	const double *statics[BENCH_NR_MODES];
 	int m, i;
 
 	for (m = 0; m < BENCH_NR_MODES; m++) {
@@ -412,35 +433,39 @@ static void wl_compute(int rounds)
 		x->start_anon = bench_median(sa, x->n);
 		bench_folios_median(fo, x->n, &x->folios);
 		bench_memstat_median(ms, x->n, &x->ms);
-		/* the oracle is the fastest: the lowest time wins */
-		med[m] = bench_mode_static(m) && x->n ? -x->secs.median : NAN;
+		statics[m] = bench_mode_static(m) && x->n ? round_s[m] : NULL;
 	}
-	wr.oracle = bench_argmax(med, BENCH_NR_MODES);
+	/* against each static mode, not the fastest of them: picked from the
+	 * same rounds, the fastest is favoured by their noise */
 	for (m = 0; m < BENCH_NR_MODES; m++) {
-		double num[WL_MAX_REPEATS], den[WL_MAX_REPEATS];
+		struct wl_mode *x = &wr.m[m];
 
-		for (i = 0; i < rounds; i++) {
-			num[i] = wr.oracle >= 0 ? round_s[wr.oracle][i] : NAN;
-			den[i] = round_s[m][i];
+		if (bench_mode_static(m) || !x->n) {
+			memset(x->speed_vs_static, 0, sizeof(x->speed_vs_static));
+			memset(&x->vs_static, 0, sizeof(x->vs_static));
+			continue;
 		}
-		bench_ratio_spread(num, den, rounds, &wr.m[m].speed_vs_oracle);
+		bench_vs_each(round_s[m], statics, BENCH_NR_MODES, rounds, true, x->speed_vs_static,
+			      &x->vs_static);
 	}
 }
 
-/* after each round: every mode's speed against the oracle */
+/* after each round: each policy's speed against each static mode */
 static void wl_ratios(void *ctx, int rounds, struct bench_rounds_widest *w)
 {
 	const struct bench_opts *o = ctx;
-	char name[64];
-	int m;
+	char name[96];
+	int m, s;
 
 	wl_compute(rounds);
-	for (m = 0; m < BENCH_NR_MODES; m++) {
-		if (m == wr.oracle)
-			continue;
-		snprintf(name, sizeof(name), "%s speed vs oracle", bench_mode_name(m, o));
-		bench_rounds_widest_note(w, name, &wr.m[m].speed_vs_oracle);
-	}
+	for (m = 0; m < BENCH_NR_MODES; m++)
+		for (s = 0; s < BENCH_NR_MODES; s++) {
+			if (!wr.m[m].speed_vs_static[s].n)
+				continue;
+			snprintf(name, sizeof(name), "%s speed vs %s", bench_mode_name(m, o),
+				 bench_mode_name(s, o));
+			bench_rounds_widest_note(w, name, &wr.m[m].speed_vs_static[s]);
+		}
 }
 
 int bench_workload(struct bench_opts *o)

@@ -100,7 +100,7 @@ func TestExecBackendLifecycle(t *testing.T) {
 	labels := `container="app",namespace="default",pod="web-20"`
 	for _, w := range []string{
 		"mthpctl_status_up 1",
-		`mthpctl_pod_policy_info{container="app",max_size_bytes="65536",namespace="default",pod="web-20",policy="fixed",scope="pod"} 1`,
+		`mthpctl_pod_policy_info{container="app",max_size_bytes="65536",namespace="default",object_hash="",pod="web-20",policy="fixed",scope="pod"} 1`,
 		`mthpctl_pod_policy_attached{` + labels + `,scope="pod"} 1`,
 		`mthpctl_pod_allowed_max_size_bytes{` + labels + `,scope="pod"} 65536`,
 		`mthpctl_pod_size_allowed{` + labels + `,scope="pod",size_bytes="16384"} 1`,
@@ -227,4 +227,25 @@ func TestExecSimpleNotReplaced(t *testing.T) {
 	b.stopPlugin()
 	b.startPlugin(Config{})
 	b.wantRuns(dir, "-j status")
+}
+
+// status -j's object fields as the plugin reads them: the built-in object
+// this mthpctl attaches, and each policy's (null: not known).
+func TestParseStatusObjects(t *testing.T) {
+	st, err := parseStatus([]byte(`{"kernel":{"bpf_mthp_ops":true},"builtin_object_hash":"88e4913337c9eecc",
+		"policies_readable":true,"policies":[
+		{"cgroup":"/sys/fs/cgroup/a","cgroup_id":7,"attached":true,"policy":"auto","object_hash":"0123456789abcdef"},
+		{"cgroup":"/sys/fs/cgroup/b","cgroup_id":8,"attached":true,"policy":"never","object_hash":null}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Object != "88e4913337c9eecc" || len(st.Policies) != 2 || st.Policies[0].ObjectHash == nil ||
+		*st.Policies[0].ObjectHash != "0123456789abcdef" || st.Policies[1].ObjectHash != nil {
+		t.Fatalf("parsed %+v", st)
+	}
+	// an mthpctl before the field: nothing known, nothing replaced
+	st, err = parseStatus([]byte(`{"kernel":{"bpf_mthp_ops":true},"policies":[{"cgroup":"/x","policy":"auto"}]}`))
+	if err != nil || st.Object != "" || st.Policies[0].ObjectHash != nil {
+		t.Fatalf("parsed %+v, %v", st, err)
+	}
 }

@@ -38,10 +38,16 @@ type fakeBackend struct {
 	unsupported bool              // the kernel has no bpf_mthp_ops
 	samples     map[string]string // cgroup -> its sample_cgroup in status
 	failAttach  error             // each attach fails with it
+	// object: the built-in object this mthpctl attaches (status'
+	// builtin_object_hash; "": an mthpctl that does not say), objs the
+	// one each cgroup runs (status' object_hash; "": not known)
+	object string
+	objs   map[string]string
 }
 
 func newFakeBackend() *fakeBackend {
-	return &fakeBackend{pols: map[string]Params{}, ids: map[string]uint64{}}
+	return &fakeBackend{pols: map[string]Params{}, ids: map[string]uint64{}, object: "00000000000000a1",
+		objs: map[string]string{}}
 }
 
 func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool) error {
@@ -73,6 +79,7 @@ func (f *fakeBackend) Attach(_ context.Context, cg string, s Spec, replace bool)
 	}
 	f.pols[cg] = statusParams(s)
 	f.ids[cg] = cgroupID(cg)
+	f.objs[cg] = f.object
 	return nil
 }
 
@@ -142,7 +149,7 @@ func (f *fakeBackend) Status(context.Context) (StatusReport, error) {
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, "status")
 	supported := !f.unsupported
-	r := StatusReport{Supported: &supported}
+	r := StatusReport{Supported: &supported, Object: f.object}
 	for _, cg := range sortedKeys(f.pols) {
 		p := f.pols[cg]
 		path := cg
@@ -153,6 +160,9 @@ func (f *fakeBackend) Status(context.Context) (StatusReport, error) {
 		}
 		if sc, ok := f.samples[cg]; ok {
 			pol.SampleCgroup = &sc
+		}
+		if o := f.objs[cg]; o != "" {
+			pol.ObjectHash = &o
 		}
 		pol.Params.WindowNs, pol.Params.ThresholdNs = p.WindowNs, p.ThresholdNs
 		pol.Params.MinUsageBytes, pol.Params.MaxSizeBytes = p.MinUsageBytes, p.MaxSizeBytes

@@ -36,7 +36,8 @@ func newCollector(p *Plugin, timeout time.Duration) *collector {
 	}
 	return &collector{
 		p: p, timeout: timeout,
-		info:       d("mthpctl_pod_policy_info", "The pod's policy and its parameters (1).", "policy", "max_size_bytes"),
+		info: d("mthpctl_pod_policy_info", "The pod's policy, its parameters and the object it runs (1).",
+			"policy", "max_size_bytes", "object_hash"),
 		attached:   d("mthpctl_pod_policy_attached", "1 while the policy's link is attached to the pod cgroup."),
 		allowedMax: d("mthpctl_pod_allowed_max_size_bytes", "The largest folio size page faults may get now."),
 		allowed:    d("mthpctl_pod_size_allowed", "1 for each folio size page faults may get now.", "size_bytes"),
@@ -116,7 +117,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		if pol.Params.MaxSizeBytes != nil {
 			maxSize = strconv.FormatUint(*pol.Params.MaxSizeBytes, 10)
 		}
-		g(c.info, 1, pol.Policy, maxSize)
+		obj := ""
+		if pol.ObjectHash != nil {
+			obj = *pol.ObjectHash
+		}
+		g(c.info, 1, pol.Policy, maxSize, obj)
 		g(c.attached, b2f(pol.Attached))
 		if len(pol.AllowedSizesKB) > 0 {
 			top := uint64(0)

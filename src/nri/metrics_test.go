@@ -59,8 +59,8 @@ func TestMetricsPodPolicySamplesContainerWithItsOwn(t *testing.T) {
 		t.Fatalf("/metrics answered %d:\n%s", code, body)
 	}
 	for _, w := range []string{
-		`mthpctl_pod_policy_info{container="db",max_size_bytes="",namespace="default",pod="web-56",policy="auto",scope="pod"} 1`,
-		`mthpctl_pod_policy_info{container="db",max_size_bytes="2097152",namespace="default",pod="web-56",policy="fixed",scope="container"} 1`,
+		`mthpctl_pod_policy_info{container="db",max_size_bytes="",namespace="default",object_hash="00000000000000a1",pod="web-56",policy="auto",scope="pod"} 1`,
+		`mthpctl_pod_policy_info{container="db",max_size_bytes="2097152",namespace="default",object_hash="00000000000000a1",pod="web-56",policy="fixed",scope="container"} 1`,
 		`mthpctl_pod_policy_attached{container="db",namespace="default",pod="web-56",scope="pod"} 1`,
 		`mthpctl_pod_policy_attached{container="db",namespace="default",pod="web-56",scope="container"} 1`,
 	} {

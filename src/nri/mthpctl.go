@@ -46,7 +46,10 @@ type Backend interface {
 type StatusReport struct {
 	// Supported: the kernel has bpf_mthp_ops (nil: not said).
 	Supported *bool
-	Policies  []Policy
+	// Object: the built-in policy's object this mthpctl attaches
+	// (builtin_object_hash; "": an mthpctl that does not say).
+	Object   string
+	Policies []Policy
 }
 
 // ExitError is mthpctl's refusal: its exit code and its message.
@@ -95,7 +98,10 @@ type Policy struct {
 	CgroupID uint64  `json:"cgroup_id"`
 	Attached bool    `json:"attached"`
 	Policy   string  `json:"policy"`
-	Params   struct {
+	// ObjectHash: the object the cgroup runs (nil: not known, or an
+	// mthpctl that does not say)
+	ObjectHash *string `json:"object_hash"`
+	Params     struct {
 		WindowNs      *uint64 `json:"window_ns"`
 		ThresholdNs   *uint64 `json:"threshold_ns"`
 		MinUsageBytes *uint64 `json:"min_usage_bytes"`
@@ -208,13 +214,14 @@ func parseStatus(out []byte) (StatusReport, error) {
 		Kernel struct {
 			BpfMthpOps *bool `json:"bpf_mthp_ops"`
 		} `json:"kernel"`
-		PoliciesReadable *bool    `json:"policies_readable"`
-		Policies         []Policy `json:"policies"`
+		BuiltinObjectHash string   `json:"builtin_object_hash"`
+		PoliciesReadable  *bool    `json:"policies_readable"`
+		Policies          []Policy `json:"policies"`
 	}
 	if err := json.Unmarshal(out, &st); err != nil {
 		return StatusReport{}, fmt.Errorf("mthpctl status -j: %w", err)
 	}
-	r := StatusReport{Supported: st.Kernel.BpfMthpOps}
+	r := StatusReport{Supported: st.Kernel.BpfMthpOps, Object: st.BuiltinObjectHash}
 	if st.PoliciesReadable != nil && !*st.PoliciesReadable {
 		return r, fmt.Errorf("mthpctl status -j: policies not readable (the plugin needs root)")
 	}

@@ -106,8 +106,11 @@ type target struct {
 	wantText string          // what want came from, for messages
 	wantKey  string          // the annotation key of want, for messages
 	attached *Params         // nil: nothing attached (as far as known)
-	id       uint64          // cgroup id, once attached (detach after removal)
-	reported string          // a refused spec already logged
+	// the object the attached policy runs (status' object_hash; "": not
+	// known): another than this mthpctl's is replaced (an upgrade)
+	object   string
+	id       uint64 // cgroup id, once attached (detach after removal)
+	reported string // a refused spec already logged
 	// a cgroup mthpctl refused already logged
 	reportedCgroup bool
 	// refused: the reason ("annotation") while the scope's annotation is
@@ -178,6 +181,10 @@ type Plugin struct {
 	prevSandboxes map[string]*sandbox
 	errors        map[string]uint64
 	supported     *bool // the kernel has bpf_mthp_ops (nil: not known yet)
+	// object: the built-in policy object this mthpctl attaches (status'
+	// builtin_object_hash at the last resync; "": not known, nothing is
+	// replaced for its object)
+	object string
 	// the node's cgroup2 and bpffs (checkNode), checked at each
 	// Synchronize: nodeReason is what it lacks ("" nothing, nil not
 	// checked yet); the plugin is idle while it lacks something
@@ -538,8 +545,12 @@ type action struct {
 	spec    Spec
 	want    Params
 	replace bool
-	id      uint64
-	byID    bool // the cgroup is gone: detach by id at once
+	// roll: the parameters are the same, the object another build's (the
+	// attached one): replaced by this mthpctl's
+	roll bool
+	from string // the object it ran
+	id   uint64
+	byID bool // the cgroup is gone: detach by id at once
 }
 
 func (p *Plugin) worker(ctx context.Context) {
@@ -638,7 +649,11 @@ func (p *Plugin) plan(cg string) action {
 	}
 	prm := want.Params()
 	if t.attached != nil && t.attached.Equal(prm) {
-		return action{}
+		if p.object == "" || t.object == p.object {
+			return action{}
+		}
+		// an upgrade: the pod runs an object another mthpctl attached
+		return action{kind: actAttach, cg: cg, spec: *want, want: prm, replace: true, roll: true, from: t.object}
 	}
 	return action{kind: actAttach, cg: cg, spec: *want, want: prm, replace: t.attached != nil}
 }
@@ -714,7 +729,17 @@ func (p *Plugin) recordAttach(t *target, act action, err error) {
 	switch {
 	case err == nil:
 		t.attached, t.id, t.failed, t.retries = &act.want, act.id, "", 0
+		t.object = p.object
 		p.addRecord(act.id, t.cgroup)
+		if act.roll {
+			from := act.from
+			if from == "" {
+				from = "not known"
+			}
+			p.logf("pod %s: policy %q on %s replaced by this mthpctl's object %s (it ran object %s)",
+				t.name(), act.spec.String(), t.cgroup, p.object, from)
+			break
+		}
 		p.logf("pod %s: %s policy %q on %s (%s)", t.name(),
 			map[bool]string{true: "replaced with", false: "attached"}[act.replace],
 			act.spec.String(), t.cgroup, t.wantText)
@@ -784,6 +809,9 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 	if st.Supported != nil {
 		p.supported = st.Supported
 	}
+	if err == nil {
+		p.object = st.Object
+	}
 	p.gone = 0
 	leaked, removed := 0, 0
 	listed := map[uint64]bool{}
@@ -806,8 +834,12 @@ func (p *Plugin) applyStatus(st StatusReport, err error) {
 		}
 		cg := filepath.Clean(*pol.Cgroup)
 		prm := pol.ParamsOf()
+		obj := ""
+		if pol.ObjectHash != nil {
+			obj = *pol.ObjectHash
+		}
 		if t := p.targets[cg]; t != nil {
-			t.attached, t.id = &prm, pol.CgroupID
+			t.attached, t.id, t.object = &prm, pol.CgroupID, obj
 			// the pod's: recorded, if an earlier plugin did not
 			p.addRecord(pol.CgroupID, cg)
 			continue

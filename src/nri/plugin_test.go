@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -507,5 +508,63 @@ func TestAnnotationKeyWithoutPrefix(t *testing.T) {
 	b.wantState(dbDir + "=auto " + systemdPodDir(69) + "=never")
 	if l := b.log.lines("two slashes"); len(l) != 0 {
 		t.Fatalf("the scopes' keys refused as the old form: %q", l)
+	}
+}
+
+// Item 4 of issue 45: a plugin whose mthpctl attaches another object than
+// the one a running pod's policy holds (an upgrade) replaces it, with the
+// same parameters; a pod already on this mthpctl's object is not touched,
+// nor is anything when mthpctl does not say which object it attaches.
+func TestUpgradeRollsObject(t *testing.T) {
+	f := newFakeBackend()
+	f.object = "1111111111111111"
+	b := newBench(t, f, Config{})
+	old := b.newPod(60, ann("fixed max-size=64K"), true)
+	b.run(old)
+	b.wantState(systemdPodDir(60) + "=fixed:65536")
+
+	// the same plugin again: the object is this mthpctl's, nothing to do
+	b.stopPlugin()
+	f.takeCalls()
+	b.startPlugin(Config{})
+	b.wantState(systemdPodDir(60) + "=fixed:65536")
+	if c := f.takeCalls(); len(c) != 1 || c[0] != "status" {
+		t.Fatalf("a restart on the same object ran %q, want only status", c)
+	}
+
+	// an upgrade: the new mthpctl attaches another object
+	b.stopPlugin()
+	f.mu.Lock()
+	f.object = "2222222222222222"
+	f.mu.Unlock()
+	newer := b.newPod(61, ann("auto"), true)
+	b.add(newer)
+	b.startPlugin(Config{})
+	b.wantState(systemdPodDir(60) + "=fixed:65536 " + systemdPodDir(61) + "=auto")
+	cg := b.root + "/" + systemdPodDir(60)
+	want := "attach " + cg + " fixed max-size=64K replace"
+	if c := f.takeCalls(); !slices.Contains(c, want) {
+		t.Fatalf("the upgrade ran %q, want %q", c, want)
+	}
+	f.mu.Lock()
+	got := f.objs[cg]
+	f.mu.Unlock()
+	if got != "2222222222222222" {
+		t.Fatalf("the pod runs object %q after the upgrade, want 2222222222222222", got)
+	}
+	if l := b.log.lines("replaced by this mthpctl's object 2222222222222222 (it ran object 1111111111111111)"); len(l) != 1 {
+		t.Fatalf("the upgrade logged %q", b.log.String())
+	}
+
+	// an mthpctl that does not name its object: nothing is replaced
+	b.stopPlugin()
+	f.mu.Lock()
+	f.object = ""
+	f.mu.Unlock()
+	f.takeCalls()
+	b.startPlugin(Config{})
+	b.wantState(systemdPodDir(60) + "=fixed:65536 " + systemdPodDir(61) + "=auto")
+	if c := f.takeCalls(); len(c) != 1 || c[0] != "status" {
+		t.Fatalf("a restart with an mthpctl that names no object ran %q, want only status", c)
 	}
 }

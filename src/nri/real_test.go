@@ -30,6 +30,11 @@ func TestRealMthpctl(t *testing.T) {
 	if st.Supported == nil {
 		t.Fatal("status -j does not say whether the kernel has bpf_mthp_ops")
 	}
+	// the object this mthpctl attaches, which the plugin compares with
+	// each pod's (an upgrade): 16 hex digits
+	if len(st.Object) != 16 || strings.Trim(st.Object, "0123456789abcdef") != "" {
+		t.Fatalf("status -j names the built-in object %q, want 16 hex digits", st.Object)
+	}
 	// mthpctl's own refusals, as the plugin reads them
 	dir := t.TempDir()
 	bad, _ := ParseSpec("fixed max-size=3K")

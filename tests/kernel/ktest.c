@@ -1086,6 +1086,33 @@ static int test_order_query_cap(void)
  * go, then waits for khugepaged to collapse its memory and reports again.
  */
 /*
+ * Fork a child into @cgroup that execs this program as "ktest @mode
+ * @len WFD RFD" (a fresh mm), writing to the test on @up and reading
+ * from @down; the parent keeps up[0] and down[1]. The child's pid, or -1.
+ */
+static pid_t exec_child_in_cgroup(const char *cgroup, const char *mode, size_t len,
+				  int up[2], int down[2])
+{
+	char a1[32], a2[16], a3[16];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		if (cg_enter(cgroup))
+			_exit(2);
+		snprintf(a1, sizeof(a1), "%zu", len);
+		snprintf(a2, sizeof(a2), "%d", up[1]);
+		snprintf(a3, sizeof(a3), "%d", down[0]);
+		execl("/proc/self/exe", "ktest", mode, a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	close(up[1]);
+	close(down[0]);
+	return pid;
+}
+
+/*
  * Wait for a byte on @rfd if @wait_first; map and fault in @len bytes
  * (@read_first: read every page first, as a calloc'd array or a buffer
  * pool's warm-up does, then write it), report the folio sizes on @wfd,
@@ -1144,8 +1171,8 @@ static int khugepaged_after_deny(const char *cgroup, size_t len, bool read_first
 {
 	struct folio_report first, after;
 	int up[2], down[2], lfd = -1, status;
-	char a1[32], a2[16], a3[16], c;
 	pid_t pid;
+	char c;
 
 	cg_make(cgroup);
 	skel->bss->allowed_a = 0;
@@ -1157,22 +1184,8 @@ static int khugepaged_after_deny(const char *cgroup, size_t len, bool read_first
 	}
 	EXPECT(!pipe(up) && !pipe(down), "pipe: %s", strerror(errno));
 	write_str(SCAN_SLEEP, "100");
-	pid = fork();
-	if (pid == 0) {
-		close(up[0]);
-		close(down[1]);
-		if (cg_enter(cgroup))
-			_exit(2);
-		snprintf(a1, sizeof(a1), "%zu", len);
-		snprintf(a2, sizeof(a2), "%d", up[1]);
-		snprintf(a3, sizeof(a3), "%d", down[0]);
-		execl("/proc/self/exe", "ktest",
-		      read_first ? "--fresh-mm-child-read-first" : "--fresh-mm-child",
-		      a1, a2, a3, (char *)NULL);
-		_exit(127);
-	}
-	close(up[1]);
-	close(down[0]);
+	pid = exec_child_in_cgroup(cgroup, read_first ? "--fresh-mm-child-read-first" :
+				   "--fresh-mm-child", len, up, down);
 	EXPECT(pid > 0, "fork: %s", strerror(errno));
 	if (read_first) {
 		if (read(up[0], &c, 1) != 1)
@@ -1909,25 +1922,11 @@ static int collapse_child(size_t len, int wfd, int rfd)
 static int collapse_run(const char *cgroup, size_t len, char go, struct collapse_report *r)
 {
 	int up[2], down[2], status, ret = -1;
-	char a1[32], a2[16], a3[16];
 	pid_t pid;
 
 	if (pipe(up) || pipe(down))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(up[0]);
-		close(down[1]);
-		if (cg_enter(cgroup))
-			_exit(2);
-		snprintf(a1, sizeof(a1), "%zu", len);
-		snprintf(a2, sizeof(a2), "%d", up[1]);
-		snprintf(a3, sizeof(a3), "%d", down[0]);
-		execl("/proc/self/exe", "ktest", "--collapse-child", a1, a2, a3, (char *)NULL);
-		_exit(127);
-	}
-	close(up[1]);
-	close(down[0]);
+	pid = exec_child_in_cgroup(cgroup, "--collapse-child", len, up, down);
 	if (pid > 0) {
 		skel->bss->collapse_tgid = pid;
 		if (write(down[1], &go, 1) == 1 && read(up[0], r, sizeof(*r)) == sizeof(*r))

@@ -282,7 +282,7 @@ t_annotated_pod() {
 t_metrics() {
 	local m
 	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
-	grep -q '^mthpctl_pod_policy_info{.*namespace="default",pod="annotated",policy="fixed",scope="pod"} 1$' <<<"$m" ||
+	grep -q '^mthpctl_pod_policy_info{.*namespace="default",object_hash="[0-9a-f]\{16\}",pod="annotated",policy="fixed",scope="pod"} 1$' <<<"$m" ||
 		fail "no mthpctl_pod_policy_info of the annotated pod: $(grep mthpctl_pod_policy_info <<<"$m")" || return 1
 	grep -q '^mthpctl_nri_connected 1$' <<<"$m" || fail "mthpctl_nri_connected is not 1" || return 1
 	grep -q '^mthpctl_nri_kernel_supported 1$' <<<"$m" || fail "mthpctl_nri_kernel_supported is not 1" || return 1
@@ -343,20 +343,38 @@ t_stop_remove() {
 	note "no policy and no /sys/fs/bpf/mthpctl/cg-$id after stopp + rmp"
 }
 
-# The sandbox re-created: the old one's stop and removal keep the policy.
+# The sandbox re-created in the kubelet's order after its pause process
+# died (or the node rebooted): the new sandbox runs in the same pod
+# cgroup, and the old one, never stopped before, is stopped and removed
+# after the new one has its policy (the kubelet's garbage collection;
+# containerd stops a sandbox again before removing it). The policy stays,
+# with its pins. (The plugin before issue 33's fix kept its state per
+# sandbox and detached the pod cgroup at the old sandbox's stop: here the
+# policy was gone after the stopp below.)
 t_sandbox_recreated() {
-	local cg=$(pod_cgroup 5) pj old new
+	local cg=$(pod_cgroup 5) pj old new pid id end st
 	pj=$(pod_json again 5 '{"mthpctl.io/policy": "never"}')
 	old=$(cri runp "$pj") || fail "first sandbox" || return 1
 	wait_attached "$cg" never 30 || fail "no policy on $cg" || return 1
-	cri stopp "$old" >/dev/null || fail "stopp" || return 1
+	id=$(stat -c %i "$cg")
+	# its pause process dies: the sandbox is NotReady, not stopped
+	pid=$(cri inspectp -o json "$old" | jq -r .info.pid)
+	[ "${pid:-0}" -gt 1 ] && kill -9 "$pid" || fail "no pause process of ${old:0:12} ($pid)" || return 1
+	end=$((SECONDS + 30))
+	while st=$(cri inspectp -o json "$old" | jq -r .status.state) && [ "$st" != SANDBOX_NOTREADY ] &&
+		[ "$SECONDS" -le "$end" ]; do sleep 0.5; done
+	[ "$st" = SANDBOX_NOTREADY ] || fail "the old sandbox is $st after its pause was killed" || return 1
 	new=$(cri runp "$(pod_json again 5 '{"mthpctl.io/policy": "never"}' 1)") || fail "second sandbox" || return 1
 	sb_of[again]=$new
 	wait_attached "$cg" never 30 || fail "no policy with the second sandbox" || return 1
+	# the garbage collection of the old one: its stop, then its removal
+	cri stopp "$old" >/dev/null || fail "stopp of the old sandbox" || return 1
 	cri rmp "$old" >/dev/null || fail "rmp of the old sandbox" || return 1
-	sleep 2
-	[ "$(attached "$cg")" = never ] || fail "the old sandbox's removal took the policy away" || return 1
-	note "sandbox ${old:0:12} stopped and removed, ${new:0:12} running: never stays on $cg"
+	# (a detach would run in the worker: give it time)
+	sleep 3
+	[ "$(attached "$cg")" = never ] || fail "the old sandbox's stop or removal took the policy away" || return 1
+	[ -e "/sys/fs/bpf/mthpctl/cg-$id/link" ] || fail "the pins of cgroup $id are gone" || return 1
+	note "sandbox ${old:0:12} NotReady, ${new:0:12} running with the policy, then ${old:0:12} stopped and removed: never stays on $cg"
 }
 
 # containerd restarted: the plugin connects again and goes on.
@@ -407,6 +425,61 @@ t_removed_cgroup_while_down() {
 	note "cgroup $id removed with the plugin down: its pins removed at the start; $(plugin_log | grep 'synchronize:' | tail -n 1 | cut -c1-120)"
 }
 
+# object_of CGROUP: the object its policy runs (mthpctl status' object_hash)
+object_of() { "$M" -j status | jq -r --arg cg "$1" '.policies[] | select(.cgroup == $cg) | .object_hash'; }
+
+wait_object() { # CGROUP HASH SECONDS
+	local end=$((SECONDS + $3))
+	while [ "$SECONDS" -le "$end" ]; do
+		[ "$(object_of "$1")" = "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# An upgrade: the plugin from an image whose mthpctl attaches another
+# policy object (mthpctl-nri:e2e-object2, scripts/nri-e2e.sh) moves a
+# running pod to it with the same parameters, says so in one log line and
+# in /metrics; back on the first image (a rollback) the pod returns to the
+# first object.
+t_upgrade_object() {
+	local cg=$(pod_cgroup 9) first second id m
+	first=$("$M" -j version | jq -r .builtin_object_hash)
+	second=$(cat "$e2e/plugin2/object_hash") || fail "no $e2e/plugin2/object_hash" || return 1
+	run_pod upgraded 9 '{"mthpctl.io/policy": "fixed max-size=2M"}' app || fail "pod upgraded did not start" || return 1
+	wait_attached "$cg" fixed 30 || fail "no policy on $cg" || return 1
+	id=$(stat -c %i "$cg")
+	[ "$(object_of "$cg")" = "$first" ] ||
+		fail "the pod runs object $(object_of "$cg"), the plugin's mthpctl attaches $first" || return 1
+	jq '.image.image = "mthpctl-nri:e2e-object2"' "$e2e/plugin/container.json" >"$W/upgrade-container.json"
+	stop_plugin || fail "stopping the plugin" || return 1
+	start_plugin "$e2e/plugin/configmap" "$W/upgrade-container.json" ||
+		fail "the plugin of the second image did not start" || return 1
+	wait_object "$cg" "$second" 60 ||
+		fail "the pod runs object $(object_of "$cg") after the upgrade, want $second" || return 1
+	"$M" -j status | jq -e --arg cg "$cg" '.policies[] | select(.cgroup == $cg) |
+		.policy == "fixed" and .params.max_size_bytes == 2097152 and .attached' >/dev/null ||
+		fail "the upgraded policy is not fixed 2M: $("$M" -j status --cgroup "$cg")" || return 1
+	[ "$(stat -c %i "$cg")" = "$id" ] && [ -e "/sys/fs/bpf/mthpctl/cg-$id/link" ] ||
+		fail "no pins of cgroup $id after the upgrade" || return 1
+	# (the log line follows the attach)
+	wait_log "pod default/upgraded: policy" 1 30
+	[ "$(plugin_log | grep -c "pod default/upgraded: .* replaced by this mthpctl's object $second (it ran object $first)")" = 1 ] ||
+		fail "want one log line of the pod's upgrade: $(plugin_log | grep -i replaced)" || return 1
+	m=$(metrics) || fail "no answer on :9818/metrics" || return 1
+	grep -q "^mthpctl_pod_policy_info{.*object_hash=\"$second\",pod=\"upgraded\",.*} 1\$" <<<"$m" ||
+		fail "no mthpctl_pod_policy_info of the upgraded pod with object_hash $second: $(grep 'pod="upgraded"' <<<"$m" | grep policy_info)" ||
+		return 1
+	note "$(plugin_log | grep "pod default/upgraded: .* replaced by this mthpctl's object" | cut -c1-200)"
+	# the rollback
+	stop_plugin || fail "stopping the plugin" || return 1
+	start_plugin "$e2e/plugin/configmap" || fail "the plugin of the first image did not start again" || return 1
+	wait_object "$cg" "$first" 60 ||
+		fail "the pod runs object $(object_of "$cg") after the rollback, want $first" || return 1
+	remove_pod "${sb_of[upgraded]}"
+	note "object $first -> $second (upgrade) -> $first (rollback) on $cg, fixed 2M throughout"
+}
+
 # mthpctl slow (a wrapper sleeping 3 s): pods start, the plugin stays
 # connected, the policies catch up.
 t_slow_mthpctl() {
@@ -431,7 +504,7 @@ t_slow_mthpctl() {
 }
 
 tests=(annotated_pod metrics per_container malformed stop_remove sandbox_recreated
-       containerd_restart removed_while_down removed_cgroup_while_down slow_mthpctl)
+       containerd_restart removed_while_down removed_cgroup_while_down upgrade_object slow_mthpctl)
 [ $# -gt 0 ] && tests=("$@")
 
 setup

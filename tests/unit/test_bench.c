@@ -267,16 +267,12 @@ static void object_words(void **state)
 	}
 }
 
-static void prng_argmax(void **state)
+static void prng(void **state)
 {
-	const double a[] = { 110, 121, 99, 130 }, e[] = { 5, NAN, 7 };
 	__u64 st = 0;
 
 	/* the PRNG is splitmix64: the first value for seed 0 */
 	assert_true(bench_prng_next(&st) == 0xe220a8397b1dcdafULL);
-	assert_int_equal(bench_argmax(a, 4), 3);
-	assert_int_equal(bench_argmax(e, 3), 2);
-	assert_int_equal(bench_argmax(e, 0), -1);
 }
 
 #define KPF(bit) (1ULL << (bit))
@@ -447,7 +443,7 @@ int run_bench_tests(void)
 		cmocka_unit_test(csv_real_output), cmocka_unit_test(csv_variants),
 		cmocka_unit_test(csv_errors), cmocka_unit_test(median),
 		cmocka_unit_test(ratios), cmocka_unit_test(lists), cmocka_unit_test(object_words), cmocka_unit_test(memaslap_output), cmocka_unit_test(redis_info), cmocka_unit_test(counts), cmocka_unit_test(round_order),
-		cmocka_unit_test(prng_argmax), cmocka_unit_test(folios),
+		cmocka_unit_test(prng), cmocka_unit_test(folios),
 		cmocka_unit_test(memstat), cmocka_unit_test(size_list), cmocka_unit_test(start_state),
 	};
 	return cmocka_run_group_tests_name("bench", t, NULL, NULL);

@@ -175,12 +175,47 @@ static void tally(void **state)
 			    "above 2 of 4, n.d. 1, below 0, unranked 1");
 }
 
+/* A mode's times against each static setting's, 6 interleaved rounds. */
+static void vs_each(void **state)
+{
+	const double mine[6] = { 1.0, 1.1, 1.0, 1.2, 1.0, 1.1 };
+	const double slower[6] = { 2.0, 2.1, 2.0, 2.3, 2.1, 2.0 };	/* every round slower */
+	const double alike[6] = { 0.9, 1.2, 1.1, 1.1, 0.9, 1.2 };	/* faster in some rounds */
+	const double *theirs[3] = { slower, NULL, alike };
+	struct bench_spread r[3];
+	struct bench_tally t = { .n = 9 };	/* reset by bench_vs_each() */
+
+	bench_vs_each(mine, theirs, 3, 6, true, r, &t);
+	assert_int_equal(r[0].n, 6);
+	assert_true(r[0].lo > 1.0);		/* a speed: their time over mine */
+	assert_int_equal(bench_spread_verdict(&r[0], 1.0), BENCH_VERDICT_ABOVE);
+	assert_int_equal(r[1].n, 0);		/* not compared, not tallied */
+	assert_int_equal(bench_spread_verdict(&r[2], 1.0), BENCH_VERDICT_HOLDS);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.above, 1);
+	assert_int_equal(t.holds, 1);
+	assert_false(bench_tally_all_above(&t));	/* beats one, not every one */
+	/* the same with only the slower one: beats every one */
+	theirs[2] = NULL;
+	bench_vs_each(mine, theirs, 3, 6, true, r, &t);
+	assert_true(bench_tally_all_above(&t));
+	/* higher is better (a rate): the same figures now say mine is worse */
+	bench_vs_each(mine, theirs, 3, 6, false, r, &t);
+	assert_int_equal(bench_spread_verdict(&r[0], 1.0), BENCH_VERDICT_BELOW);
+	assert_int_equal(t.below, 1);
+	/* 3 rounds, all faster: 75%, no claim */
+	bench_vs_each(mine, theirs, 3, 3, true, r, &t);
+	assert_true(r[0].min > 1.0);
+	assert_int_equal(t.unranked, 1);
+	assert_false(bench_tally_all_above(&t));
+}
+
 int run_interval_tests(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(coverage_exact), cmocka_unit_test(interval_k),
 		cmocka_unit_test(spread_of_rounds), cmocka_unit_test(ratio_verdicts),
-		cmocka_unit_test(tally),
+		cmocka_unit_test(tally), cmocka_unit_test(vs_each),
 	};
 	return cmocka_run_group_tests_name("bench interval", t, NULL, NULL);
 }

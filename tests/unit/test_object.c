@@ -145,6 +145,34 @@ static void hashing(void **state)
 	assert_true(mthpctl_hash_bytes("\0", 1) != mthpctl_hash_bytes("\0\0", 2));
 }
 
+static void object_hash_var(void **state)
+{
+	/* a .rodata of this build, and one of a build whose params grew */
+	const struct mthpctl_sec_var now[] = {
+		{ "params", 0, 48 }, { "page_shift", 48, 4 }, { "object_hash", 56, 8 },
+		{ "cpu_slots_mask", 64, 4 },
+	};
+	const struct mthpctl_sec_var other[] = {
+		{ "cpu_slots_mask", 0, 4 }, { "params", 8, 64 }, { "object_hash", 72, 8 },
+	};
+	const struct mthpctl_sec_var damaged[] = {
+		{ NULL, 0, 8 }, { "object_hash", 8, 4 },
+	};
+	char id[MTHPCTL_OBJECT_ID_LEN];
+
+	assert_int_equal(mthpctl_sec_var_find(now, 4, "object_hash", 8, 68), 56);
+	assert_int_equal(mthpctl_sec_var_find(other, 3, "object_hash", 8, 80), 72);
+	/* none, another size, or past the end of the value: not read */
+	assert_int_equal(mthpctl_sec_var_find(now, 2, "object_hash", 8, 68), -1);
+	assert_int_equal(mthpctl_sec_var_find(damaged, 2, "object_hash", 8, 64), -1);
+	assert_int_equal(mthpctl_sec_var_find(other, 3, "object_hash", 8, 79), -1);
+	assert_int_equal(mthpctl_sec_var_find(other, 3, "object_hash", 8, 64), -1);
+	mthpctl_object_id(id, 0x00c0ffee12345678ULL);
+	assert_string_equal(id, "00c0ffee12345678");
+	mthpctl_object_id(id, ~0ULL);
+	assert_string_equal(id, "ffffffffffffffff");
+}
+
 int run_object_tests(void)
 {
 	const struct CMUnitTest t[] = {
@@ -154,6 +182,7 @@ int run_object_tests(void)
 		cmocka_unit_test(stats_convention),
 		cmocka_unit_test(record),
 		cmocka_unit_test(hashing),
+		cmocka_unit_test(object_hash_var),
 	};
 
 	return cmocka_run_group_tests_name("object", t, NULL, NULL);

@@ -91,8 +91,8 @@ companions="len(x['folio_bytes']) == 10 and 'pmd_bytes' in x and set(x['memory_s
 if run redis redis --keys 3000 --requests 3000 --clients 4 --pipeline 8 --high max,64M --port 16390 --sizes 64K; then
 	check redis "$out/redis.json" "all(len(m := l['modes']) and $rmodes and all(x['rps'] > 0 and x['p99_ms'] >= 0 and x['runs'] == 1 for x in m) for l in j['levels']) and len(j['levels']) == 2 and j['levels'][1]['memory_high'] == 64 << 20"
 	result "redis JSON" $? "unexpected JSON (above)"
-	check redis2 "$out/redis.json" "all($spread and $companions and 'distinguishable' in x['rps_ratio_vs_oracle'] for l in j['levels'] for x in l['modes']) and all(l['oracle_mode'] in [x['mode'] for x in l['modes'] if x['static']] for l in j['levels'])"
-	result "redis JSON: spreads, ratios, oracle, folio sizes, memory.stat" $? "unexpected JSON (above)"
+	check redis2 "$out/redis.json" "all($spread and $companions and 'distinguishable' in x['rps_ratio_vs_always'] for l in j['levels'] for x in l['modes']) and all([s['mode'] for s in x['vs_each_static']] == [y['mode'] for y in l['modes'] if y['static']] and all('distinguishable' in s['rps'] for s in x['vs_each_static']) and isinstance(x['beats_every_static'], bool) for l in j['levels'] for x in l['modes'] if not x['static'])"
+	result "redis JSON: spreads, ratios against each static setting, folio sizes, memory.stat" $? "unexpected JSON (above)"
 	# redis-server holds ~5 MiB of values: its anon folios are seen
 	check redis3 "$out/redis.json" "all(sum(f['bytes'] for f in x['folio_bytes']) > 1 << 20 for l in j['levels'] for x in l['modes'])"
 	result "redis: folio sizes of redis-server read from kpageflags" $? "no anon memory seen"
@@ -143,7 +143,7 @@ if run sparse sparse --procs 4 --map-size 64M --stride 128K --dense-size 32M --d
 	result "sparse: auto's small processes within 1.25 x never's memory" $? "more (above)"
 fi
 # every mode, simple beside auto: always, never, always+auto, always+simple
-wmodes="[x['mode'] for x in j['modes']] == ['always', 'never', 'always+auto', 'always+simple'] and not j['notes'] and j['oracle_mode'] in ('always', 'never')"
+wmodes="[x['mode'] for x in j['modes']] == ['always', 'never', 'always+auto', 'always+simple'] and not j['notes'] and all([s['mode'] for s in x['vs_each_static']] == ['always', 'never'] and isinstance(x['beats_every_static'], bool) for x in j['modes'] if not x['static'])"
 # the deterministic companions of every row
 wfig="all(x['memory_peak']['median'] > 0 and x['pgfault'] > 0 and x['seconds']['median'] > 0 and len(x['folio_bytes']) == 10 and 'pswpout' in x['memory_stat_delta'] for x in j['modes'])"
 wf="(f := {x['mode']: x for x in j['modes']}) and"

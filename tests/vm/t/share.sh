@@ -37,6 +37,10 @@ t_share() {
 		select(.cgroup == $a or .cgroup == $b) | .object_cgroups] == [2, 2] and
 		([.policies[] | select(.cgroup == $c or .cgroup == $d) | .object_cgroups] == [1, 1])' \
 		<<<"$out" >/dev/null || fail "status object_cgroups: $out" || return 1
+	# every policy runs this build's object, the one version names
+	jq -e --arg h "$("$M" -j version | jq -r .builtin_object_hash)" '.builtin_object_hash == $h and
+		($h | test("^[0-9a-f]{16}$")) and ([.policies[].object_hash] | all(. == $h))' \
+		<<<"$out" >/dev/null || fail "status object_hash: $out" || return 1
 	out=$("$M" -j status --cgroup "$b")
 	jq -e '.policies[0].object_cgroups == 2' <<<"$out" >/dev/null || fail "status --cgroup b: $out" || return 1
 	# (into files first: grep -q stops reading early, and pipefail would

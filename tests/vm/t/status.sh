@@ -114,7 +114,7 @@ t_status() {
 		  "^mthpctl_fallbacks_total\\{cgroup=\"$sn\",policy=\"never\",$O,reason=\"cap\",tva=\"pagefault\"\\} [1-9]" \
 		  "^mthpctl_hook_calls_total\\{cgroup=\"$sa\",policy=\"auto\",$O,tva=\"pagefault\"\\} [1-9]" \
 		  "^mthpctl_anon_shmem_bytes\\{cgroup=\"$sa\",policy=\"auto\",$O\\} [1-9]" \
-		  "^mthpctl_policy_info\\{cgroup=\"$sa\",policy=\"auto\",$O,params=\"auto \\(window 500ms, threshold 50ms, min-usage 8M\\)\"\\} 1\$" \
+		  "^mthpctl_policy_info\\{cgroup=\"$sa\",policy=\"auto\",$O,params=\"auto \\(window 500ms, threshold 50ms, min-usage 8M\\)\",object_hash=\"[0-9a-f]{16}\"\\} 1\$" \
 		  "^mthpctl_policies_in_effect\\{cgroup=\"$sa\",policy=\"auto\",$O\\} 1\$"; do
 		grep -qE "$re" "$logs/s4-metrics.prom" || fail "metrics have no line /$re/ (see $logs/s4-metrics.prom)" || return 1
 	done

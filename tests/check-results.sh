@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Part of `make check-docs`: README's results table is generated from a
+# published run (tests/results/RUN-ID/, scripts/bench-publish.sh) by
+# scripts/bench-table.py.
+#   - the generator against its fixture, a synthetic run folder
+#     (tests/fixtures/bench-table: its README), its --check on a README
+#     with that table (passes), with one figure changed and with no table
+#     (fail, 1), and on a folder that is no run (2);
+#   - bench-publish.sh on a copy of the fixture: refuses an unfinished run,
+#     copies JSON and plots only, refuses to publish a run twice;
+#   - when a run is published: README's table against the newest one
+#     (RUN-IDs are UTC times: the last in order). Without one there is
+#     nothing to check and this part is skipped.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+table=$top/scripts/bench-table.py
+publish=$top/scripts/bench-publish.sh
+fixture=$top/tests/fixtures/bench-table
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+ok() { echo "check-results: ok: $*"; passed=$((passed + 1)); }
+fail() { echo "check-results: FAIL: $*"; failed=$((failed + 1)); }
+status() {	# WANT WHAT COMMAND...: COMMAND exits WANT
+	local want=$1 what=$2 rc=0
+	shift 2
+	"$@" >"$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" = "$want" ]; then
+		ok "$what: exit $rc"
+	else
+		fail "$what: exit $rc, want $want"
+		sed 's/^/  /' "$tmp/out" | head -n 8
+	fi
+}
+
+if "$table" "$fixture/synthetic-run" >"$tmp/table.md" &&
+   diff -u "$fixture/expected-table.md" "$tmp/table.md" >"$tmp/diff"; then
+	ok "the fixture's table is the expected one"
+else
+	fail "the fixture's table differs from tests/fixtures/bench-table/expected-table.md:"
+	head -n 20 "$tmp/diff"
+fi
+status 0 "--check, README with the run's table" \
+	"$table" --check "$fixture/synthetic-run" "$fixture/readme-with-table.md"
+sed 's/| +4.9% |/| +5.0% |/' "$fixture/readme-with-table.md" >"$tmp/changed.md"
+if cmp -s "$tmp/changed.md" "$fixture/readme-with-table.md"; then
+	fail "the fixture README has no '+4.9%' cell to change"
+else
+	status 1 "--check, one figure changed" "$table" --check "$fixture/synthetic-run" "$tmp/changed.md"
+	grep -q 'README: .*+5.0%' "$tmp/out" && ok "--check names the line that differs" ||
+		fail "--check does not name the line that differs"
+fi
+grep -v '^|' "$fixture/readme-with-table.md" >"$tmp/none.md"
+status 1 "--check, README without a table" "$table" --check "$fixture/synthetic-run" "$tmp/none.md"
+mkdir "$tmp/empty"
+status 2 "a folder that is no run" "$table" "$tmp/empty"
+status 2 "no run folder given" "$table" --check
+
+# bench-publish.sh into a temporary results folder
+run=$tmp/20261128T000000Z
+cp -r "$fixture/synthetic-run" "$run"
+touch "$run/bench.txt" "$run/console.log" "$run/shell.err"
+status 1 "publish: a run without bench.json (unfinished)" \
+	env BENCH_RESULTS_DIR="$tmp/results" "$publish" "$run"
+echo '{}' >"$run/bench.json"
+printf 'PNG' >"$run/bench-redis.png"
+status 0 "publish: a finished run" env BENCH_RESULTS_DIR="$tmp/results" "$publish" "$run"
+want=$(cd "$run" && ls -- *.json *.png | grep -vx bench.json | sort | tr '\n' ' ')
+got=$(ls "$tmp/results/20261128T000000Z" 2>/dev/null | sort | tr '\n' ' ')
+[ "$got" = "$want" ] && ok "publish: JSON and plots only, not bench.json: $got" ||
+	fail "publish: copied '$got', want '$want'"
+status 1 "publish: the same run again" env BENCH_RESULTS_DIR="$tmp/results" "$publish" "$run"
+status 2 "publish: no run folder given" "$publish"
+
+# README against the newest published run, if there is one
+newest=$(ls -d "$top"/tests/results/*/ 2>/dev/null | sort | tail -n 1)
+if [ -n "$newest" ]; then
+	status 0 "README's table is the one of ${newest%/}" "$table" --check "${newest%/}" "$top/README.md"
+else
+	echo "check-results: no run published under tests/results: README's table not checked"
+fi
+
+echo "check-results: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -44,16 +44,8 @@ if [ -f "$out/.complete" ]; then
 	exit 0
 fi
 
-# The machine's own Debian mirror, as scripts/kernel-fetch.sh finds it.
-debian_mirror() {
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		 /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		sed -n -e 's/^deb\(\s\+\[[^]]*\]\)\?\s\+\(\S\+\)\s.*/\2/p' \
-		       -e 's/^URIs:\s*\(\S\+\).*/\1/p' "$f"
-	done | grep -E '/debian/?$' | head -n1 || true
-}
+# shellcheck source=scripts/debian-mirror.sh
+. "$top/scripts/debian-mirror.sh"
 mirror=${MTHPCTL_DEBIAN_MIRROR:-$(debian_mirror)}
 [ -n "$mirror" ] || { log "error: no Debian mirror in the apt sources; set MTHPCTL_DEBIAN_MIRROR=URL"; exit 1; }
 

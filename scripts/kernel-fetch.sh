@@ -21,17 +21,8 @@ flock 8
 
 log() { printf 'kernel-fetch: %s\n' "$*" >&2; }
 
-# The machine's own Debian mirror: the first archive URI (not -security) of
-# its apt sources, one-line or deb822; no host is written into the repository.
-debian_mirror() {
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		 /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		sed -n -e 's/^deb\(\s\+\[[^]]*\]\)\?\s\+\(\S\+\)\s.*/\2/p' \
-		       -e 's/^URIs:\s*\(\S\+\).*/\1/p' "$f"
-	done | grep -E '/debian/?$' | head -n1 || true
-}
+# shellcheck source=scripts/debian-mirror.sh
+. "$top/scripts/debian-mirror.sh"
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
 	  -o "Dir::Etc::SourceParts=/dev/null"
 	  -o "Dir::State::Lists=$apt_dir/lists"

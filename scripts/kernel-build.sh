@@ -14,6 +14,9 @@
 #                      Its tree, objects, results and lock are under
 #                      $KERNEL_CACHE/arm64/, apart from x86's; only the
 #                      pristine source (src/) is shared.
+#   KERNEL_SERIES=none the base kernel without the series (built from the
+#                      pristine source in its own object tree), to measure
+#                      what the series costs against it (kernel/README.md)
 #
 # The result directory (keyed by base + patches + config) holds bzImage (arm64: Image),
 # vmlinux, .config, and the patched tree's libbpf and bpftool (lib/,
@@ -56,7 +59,12 @@ else
 	base_id=$(basename "$pristine")
 fi
 
-mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series")
+series=${KERNEL_SERIES:-kernel/series}
+case $series in
+kernel/series) mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$top/kernel/series") ;;
+none) patches=() ;;
+*) log "error: KERNEL_SERIES=$series: only none (the base kernel) is supported"; exit 1 ;;
+esac
 # The configuration: kernel/config, then the optional extra fragment.
 fragments=("$top/kernel/config")
 [ "$arch" = x86 ] || fragments+=("$top/kernel/config-$arch")
@@ -68,7 +76,8 @@ if [ -n "${KERNEL_CONFIG_EXTRA:-}" ]; then
 fi
 config_all=$(cat "${fragments[@]}")
 
-key=$( { echo "$base_id"; [ "$arch" = x86 ] || echo "arch $arch"; echo "$config_all";
+key=$( { echo "$base_id"; [ "$arch" = x86 ] || echo "arch $arch";
+	 [ "$series" = none ] && echo "series none"; echo "$config_all";
 	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
        sha256sum | cut -c1-16)
 out=$work/images/$key
@@ -98,7 +107,12 @@ fi
 # series is reverted exactly and only the files it touches get new times.
 tree=$work/tree/$base_id
 applied=$tree/.mthp-applied
-if [ ! -f "$tree/.mthp-tree" ]; then
+if [ "$series" = none ]; then
+	# the pristine source itself: O= builds leave it clean, and the
+	# patched tree keeps its files and times for the next series build
+	tree=$pristine
+	obj_suffix=-base$obj_suffix
+elif [ ! -f "$tree/.mthp-tree" ]; then
 	log "copying $pristine to $tree"
 	rm -rf "$tree"
 	mkdir -p "$(dirname "$tree")"
@@ -108,7 +122,9 @@ if [ ! -f "$tree/.mthp-tree" ]; then
 	touch "$tree/.mthp-tree"
 fi
 same=1
-if [ "$(cat "$applied/series" 2>/dev/null)" != "$(printf '%s\n' "${patches[@]}")" ]; then
+if [ "$series" = none ]; then
+	:
+elif [ "$(cat "$applied/series" 2>/dev/null)" != "$(printf '%s\n' "${patches[@]}")" ]; then
 	same=0
 else
 	for p in "${patches[@]}"; do
@@ -175,6 +191,13 @@ missing=$(sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)$/\1 \2/p' \
 	  awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = n++; k[n - 1] = $1 } }
 	       END { for (i = 0; i < n; i++) if (v[k[i]] == "y" || v[k[i]] == "m") print k[i] "=" v[k[i]] }' |
 	  while read -r line; do grep -qx "$line" "$obj/.config" || echo "$line"; done)
+# The base kernel does not have the series' own options (BPF_MTHP).
+if [ "$series" = none ] && [ -n "$missing" ]; then
+	missing=$(while read -r line; do
+		sym=${line%%=*}
+		! grep -rqsx --include='Kconfig*' "config ${sym#CONFIG_}" "$tree" || echo "$line"
+	done <<<"$missing")
+fi
 [ -z "$missing" ] || { log "error: options lost by olddefconfig:"; echo "$missing" >&2; exit 1; }
 
 log "building in $obj (make -j$jobs ${kmake[*]} $(basename "$image"))"

@@ -10,6 +10,8 @@
  * PSI kfunc. Usage: ktest [TEST...]  (default: all but psi_disabled)
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1731,12 +1733,13 @@ static int faulter_child(int cmd, int done)
 	char c, *buf;
 	size_t i;
 
+	/* 'f': fault all of a fresh mapping; 'p': only its first page */
 	while (read(cmd, &c, 1) == 1) {
 		buf = mmap(NULL, FAULTER_LEN, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (buf == MAP_FAILED)
 			return 3;
-		for (i = 0; i < FAULTER_LEN; i += 4096)
+		for (i = 0; i < (c == 'p' ? 4096 : FAULTER_LEN); i += 4096)
 			buf[i] = 1;
 		if (write(done, "d", 1) != 1)
 			return 4;
@@ -1772,14 +1775,20 @@ static int faulter_start(struct faulter *f, const char *cgroup)
 	return f->pid < 0 ? -1 : 0;
 }
 
-/* 1 if registered after faulting FAULTER_LEN more bytes, 0 if not, -1 */
-static int faulter_fault(struct faulter *f)
+/* 1 if registered after faulting (@what: 'f' or 'p'), 0 if not, -1 */
+static int faulter_request(struct faulter *f, char what)
 {
 	char c;
 
-	if (write(f->cmd, "f", 1) != 1 || read(f->done, &c, 1) != 1)
+	if (write(f->cmd, &what, 1) != 1 || read(f->done, &c, 1) != 1)
 		return -1;
 	return khugepaged_registered(f->pid);
+}
+
+/* 1 if registered after faulting FAULTER_LEN more bytes, 0 if not, -1 */
+static int faulter_fault(struct faulter *f)
+{
+	return faulter_request(f, 'f');
 }
 
 static void faulter_stop(struct faulter *f)
@@ -1852,6 +1861,172 @@ out:
 	cg_remove(KT_CG "/reg_a");
 	cg_remove(KT_CG "/reg_b");
 	cg_remove(KT_CG "/reg_c");
+	return ret;
+}
+
+#define STALE_PROCS 200
+#define STALE_WINDOW_S 5
+
+struct khugepaged_rate {
+	long long passes;	/* full_scans over the window */
+	long long cpu_ms;	/* khugepaged's CPU time over it */
+};
+
+/* khugepaged's pid, or -1 */
+static pid_t khugepaged_pid(void)
+{
+	char path[64], comm[32];
+	struct dirent *d;
+	pid_t pid = -1;
+	DIR *dir = opendir("/proc");
+
+	while (dir && pid < 0 && (d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (!read_str(path, comm, sizeof(comm)) && !strcmp(comm, "khugepaged\n"))
+			pid = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/* utime + stime of @pid in ms, or -1 */
+static long long task_cpu_ms(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = 0;
+	/* the fields after the command name: state is field 3, utime 14 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+static long long read_ll(const char *path)
+{
+	char buf[32];
+
+	return read_str(path, buf, sizeof(buf)) ? -1 : atoll(buf);
+}
+
+/* khugepaged's full passes and CPU time over STALE_WINDOW_S seconds */
+static int khugepaged_measure(pid_t kh, struct khugepaged_rate *r)
+{
+	long long scans0 = read_ll(THP_DIR "/khugepaged/full_scans"), cpu0 = task_cpu_ms(kh);
+
+	sleep(STALE_WINDOW_S);
+	r->passes = read_ll(THP_DIR "/khugepaged/full_scans") - scans0;
+	r->cpu_ms = task_cpu_ms(kh) - cpu0;
+	return scans0 < 0 || cpu0 < 0 ? -1 : 0;
+}
+
+/* VMAs of @pid (lines of /proc/PID/maps), or -1 */
+static int count_vmas(pid_t pid)
+{
+	char path[64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * What the khugepaged slots a detach leaves behind cost (the series keeps
+ * them until the mm exits, as upstream keeps an mm whose advised VMA went
+ * away): STALE_PROCS processes of one cgroup registered under a policy on
+ * a "madvise" host (a deny-all one: registration does not ask the policy,
+ * and 4 KiB pages keep the VM's memory free), then the policy detached.
+ * khugepaged, woken every 100 ms, is measured over STALE_WINDOW_S s with
+ * one probe process registered under a policy of its own, then with the
+ * stale mms beside it, then after they exited: full passes over its list
+ * and CPU time. A figure, not a timed assertion: the test fails only if
+ * the stale mms did not stay registered, so that nothing was measured.
+ */
+static int test_khugepaged_stale_slots(void)
+{
+	static struct faulter stale[STALE_PROCS];
+	struct khugepaged_rate alone = {}, with = {}, after = {};
+	struct faulter probe = {};
+	int lfd_a = -1, lfd_b = -1, ret = -1, registered = 0, vmas = -1, i;
+	char pages_to_scan[32] = "?";
+	pid_t kh = khugepaged_pid();
+
+	cg_make(KT_CG "/stale");
+	cg_make(KT_CG "/probe");
+	thp_set_all("madvise");
+	if (!read_str(THP_DIR "/khugepaged/pages_to_scan", pages_to_scan, sizeof(pages_to_scan)))
+		pages_to_scan[strcspn(pages_to_scan, "\n")] = 0;
+	skel->bss->allowed_a = 0;
+	skel->bss->allowed_b = ~0UL;
+	lfd_a = attach(skel->maps.pol_mask_a, KT_CG "/stale");
+	lfd_b = attach(skel->maps.pol_mask_b, KT_CG "/probe");
+	if (kh < 0 || lfd_a < 0 || lfd_b < 0) {
+		snprintf(fail_msg, sizeof(fail_msg), "khugepaged pid %d, attach: %s", kh,
+			 strerror(-(lfd_a < 0 ? lfd_a : lfd_b)));
+		goto out;
+	}
+	if (faulter_start(&probe, KT_CG "/probe") || faulter_fault(&probe) != 1 ||
+	    khugepaged_measure(kh, &alone)) {
+		snprintf(fail_msg, sizeof(fail_msg), "probe not registered, or no counters");
+		goto out;
+	}
+	for (i = 0; i < STALE_PROCS; i++) {
+		if (faulter_start(&stale[i], KT_CG "/stale")) {
+			snprintf(fail_msg, sizeof(fail_msg), "fork: %s", strerror(errno));
+			goto out;
+		}
+		registered += faulter_request(&stale[i], 'p') == 1;
+	}
+	vmas = count_vmas(stale[0].pid);
+	close(lfd_a);
+	lfd_a = -1;
+	for (i = 0, registered = 0; i < STALE_PROCS; i++)
+		registered += khugepaged_registered(stale[i].pid) == 1;
+	khugepaged_measure(kh, &with);
+	for (i = 0; i < STALE_PROCS; i++)
+		faulter_stop(&stale[i]);
+	khugepaged_measure(kh, &after);
+	printf("#   khugepaged every 100 ms, pages_to_scan %s, over %d s: probe alone %lld passes, %lld ms CPU; with %d stale mms of %d VMAs each (policy detached) %lld passes, %lld ms CPU; after they exited %lld passes, %lld ms CPU\n",
+	       pages_to_scan, STALE_WINDOW_S, alone.passes, alone.cpu_ms, registered, vmas,
+	       with.passes, with.cpu_ms, after.passes, after.cpu_ms);
+	if (registered != STALE_PROCS) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "%d of %d mms still registered after the detach: nothing measured",
+			 registered, STALE_PROCS);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < STALE_PROCS; i++)
+		faulter_stop(&stale[i]);
+	faulter_stop(&probe);
+	if (lfd_a >= 0)
+		close(lfd_a);
+	if (lfd_b >= 0)
+		close(lfd_b);
+	thp_set_all("always");
+	cg_remove(KT_CG "/stale");
+	cg_remove(KT_CG "/probe");
 	return ret;
 }
 
@@ -2192,6 +2367,7 @@ static const struct test tests[] = {
 	{ "grant_linker_not_admin", test_grant_linker_not_admin, true },
 	{ "grant_root_cgroup", test_grant_root_cgroup, true },
 	{ "khugepaged_registration", test_khugepaged_registration, true },
+	{ "khugepaged_stale_slots", test_khugepaged_stale_slots, true },
 	{ "collapse_bounded", test_collapse_bounded, true },
 	{ "verifier_rejects", test_verifier_rejects, true },
 	{ "psi_kfunc", test_psi_kfunc, true },

@@ -333,6 +333,15 @@ vm-check: mthpctl mthpctl-asan vm-tests
 check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
+# What the series costs an anonymous page fault on a distribution's
+# configuration (kernel/config-distro: PREEMPT_DYNAMIC, preemptible RCU),
+# against the same kernel without it, with and without a policy on a
+# sibling cgroup, on "always" and "madvise" hosts (scripts/kernel-cost.sh:
+# two more kernel builds, then 12 boots, ~40 min; not part of check).
+.PHONY: kernel-cost
+kernel-cost: mthpctl
+	$(Q)scripts/kernel-cost.sh
+
 # The series, mthpctl and the tests on an arm64 guest: the arm64 kernel,
 # tool, BPF objects and kernel tests cross-built, the guest's root made once
 # (scripts/arm64-rootfs.sh), the kernel tests and the folio-size

@@ -194,8 +194,18 @@ plugin_seccomp() {
 		sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$pid/status"
 }
 
+# (containerd's StopContainer can return before the container's exit is
+# recorded: with the systemd driver under TCG its handling of the exit
+# runs past its own 10 s deadline, and the removal is refused, "is
+# running", for a while; the name stays reserved until it is removed)
 stop_plugin() {
-	cri stop -t 5 "$plugin_ctr" >/dev/null && cri rm "$plugin_ctr" >/dev/null
+	local end=$((SECONDS + 120))
+	cri stop -t 5 "$plugin_ctr" >/dev/null || return 1
+	while cri inspect "$plugin_ctr" >/dev/null 2>&1; do
+		cri rm "$plugin_ctr" >/dev/null 2>&1 && break
+		[ "$SECONDS" -le "$end" ] || { echo "run.sh: container $plugin_ctr not removed in 120 s" >&2; return 1; }
+		sleep 1
+	done
 	plugin_ctr=
 }
 

@@ -137,6 +137,7 @@ if [ -n "$systemd" ]; then
 		echo 'ln -s ../vm-run-command.service /run/systemd/system/multi-user.target.wants/'
 		echo '# no login prompt on the console, which carries the command'"'"'s output'
 		echo 'ln -s /dev/null /run/systemd/system/serial-getty@ttyS0.service'
+		echo 'ln -s /dev/null /run/systemd/system/console-getty.service'
 		echo 'container= exec /sbin/init'
 	} >"$init"
 	chmod +x "$init"

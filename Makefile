@@ -424,7 +424,9 @@ nri-image: mthpctl $(OUTPUT)/static/mthpctl $(MANS) $(EXAMPLE_OBJS) nri-plugin
 	$(Q)tests/check-nri-image.sh $(NRI_IMAGE)
 
 # The plugin on a real containerd in the VM (scripts/nri-e2e.sh,
-# tests/nri-e2e/run.sh): containerd and crictl built from their Go modules
+# tests/nri-e2e/run.sh), once per cgroup driver: cgroupfs, then systemd
+# (systemd as PID 1, runc's SystemdCgroup; NRI_E2E_DRIVERS=systemd runs
+# one): containerd and crictl built from their Go modules
 # once (scripts/runtime-build.sh, cached beside the kernel), Debian's runc,
 # the images built offline, the plugin run from its image with the
 # chart's mounts and security context; pods get their policies, survive

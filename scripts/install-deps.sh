@@ -42,8 +42,11 @@ pkgs=(
 	# extra files into its output directory with rsync
 	rsync
 	# make nri-e2e: containerd's OCI runtime (containerd and crictl are
-	# built from their Go modules by scripts/runtime-build.sh)
-	runc
+	# built from their Go modules by scripts/runtime-build.sh); its
+	# systemd-driver run boots systemd as PID 1 (/sbin/init: systemd-sysv,
+	# as vm-check's systemd tests do) and runc asks it for the containers'
+	# scopes over D-Bus (dbus)
+	runc systemd-sysv dbus
 )
 
 if [ "${1:-}" = --arm64 ]; then

@@ -16,7 +16,14 @@
 #   the plugin's pod and container: the Helm chart rendered by Helm's own
 #     engine and translated to crictl's configs
 #     (src/nri/deploy/check/e2econfig)
-#   NRI_E2E_RESULTS=DIR  where guest output goes (default .output/nri-e2e/vm)
+#   the run, once per cgroup driver: cgroupfs (virtme's init), then systemd
+#     (systemd as PID 1: scripts/vm-run.sh --systemd; runc's
+#     SystemdCgroup); each prints its ok / not ok lines, and the target
+#     fails if either run fails
+#   NRI_E2E_RESULTS=DIR  where guest output goes (default .output/nri-e2e/vm),
+#     one directory per driver
+#   NRI_E2E_DRIVERS="cgroupfs systemd"  the drivers to run (default both)
+#   NRI_E2E_TESTS="NAME..."  only these of run.sh's tests (default all)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +35,10 @@ results=${NRI_E2E_RESULTS:-$out/vm}
 start=$(date +%s)
 
 command -v runc >/dev/null || { log "error: runc missing: run scripts/install-deps.sh"; exit 2; }
+case " ${NRI_E2E_DRIVERS:-systemd} " in *" systemd "*)
+	[ -x /sbin/init ] && command -v dbus-daemon >/dev/null ||
+		{ log "error: the systemd driver's run needs systemd-sysv and dbus: run scripts/install-deps.sh"; exit 2; } ;;
+esac
 [ -x /bin/busybox ] || { log "error: /bin/busybox missing (busybox-static): run scripts/install-deps.sh"; exit 2; }
 runtime=$(scripts/runtime-build.sh)
 
@@ -63,8 +74,19 @@ scripts/oci-image.sh -r "$out/workload/root" -n e2e/workload:1 -o "$out/images/w
 kdir=$(scripts/kernel-build.sh | tail -n1)
 log "built in $(( $(date +%s) - start )) s; booting the VM"
 
-rc=0
-scripts/vm-run.sh -k "$kdir" -m 2G -t 1800 -o "$results" -- \
-	"$top/tests/nri-e2e/run.sh" "$runtime/bin" "$out" || rc=$?
-log "$([ "$rc" = 0 ] && echo passed || echo "FAILED (logs in $results)") in $(( $(date +%s) - start )) s"
+rc=0 failed=
+for driver in ${NRI_E2E_DRIVERS:-cgroupfs systemd}; do
+	case $driver in
+	cgroupfs) vm=() ;;
+	systemd) vm=(--systemd) ;;
+	*) log "error: NRI_E2E_DRIVERS: $driver: cgroupfs or systemd"; exit 2 ;;
+	esac
+	t0=$(date +%s) drc=0
+	log "the $driver cgroup driver"
+	scripts/vm-run.sh "${vm[@]}" -k "$kdir" -m 2G -t 1800 -o "$results/$driver" -- \
+		"$top/tests/nri-e2e/run.sh" --driver "$driver" "$runtime/bin" "$out" ${NRI_E2E_TESTS:-} || drc=$?
+	log "$driver driver: $([ "$drc" = 0 ] && echo passed || echo "FAILED (logs in $results/$driver)") in $(( $(date +%s) - t0 )) s"
+	[ "$drc" = 0 ] || { rc=$drc; failed+=" $driver"; }
+done
+log "$([ "$rc" = 0 ] && echo passed || echo "FAILED:$failed") in $(( $(date +%s) - start )) s"
 exit "$rc"

@@ -135,10 +135,15 @@ if [ -n "$systemd" ]; then
 		echo 'StandardError=tty'
 		echo 'EOF'
 		echo 'ln -s ../vm-run-command.service /run/systemd/system/multi-user.target.wants/'
+		echo '# no login prompt on the console, which carries the command'"'"'s output'
+		echo 'ln -s /dev/null /run/systemd/system/serial-getty@ttyS0.service'
+		echo 'ln -s /dev/null /run/systemd/system/console-getty.service'
 		echo 'container= exec /sbin/init'
 	} >"$init"
 	chmod +x "$init"
-	cmdline="console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288 ro loglevel=7 printk.time=1 init=$init"
+	# (systemd.show_status=error: its boot messages, interleaved with the
+	# command's output, showed in the lines vm-run passes on)
+	cmdline="console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1 rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288 ro loglevel=7 printk.time=1 systemd.show_status=error init=$init"
 	# (vng hands its --qemu-opts to a shell)
 	vng_cmd=("--qemu-opts=-append $(printf %q "$cmdline")")
 fi

@@ -15,6 +15,12 @@ func TestPodCgroup(t *testing.T) {
 			pod:    r + "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12ab.slice",
 			own:    r + "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12ab.slice/cri-containerd-c0ffee.scope",
 		},
+		{ // systemd driver, the parent as the kubelet gives it (expanded)
+			parent: "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod12_ab.slice",
+			ctr:    "kubepods-besteffort-pod12_ab.slice:cri-containerd:c0ffee",
+			pod:    r + "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod12_ab.slice",
+			own:    r + "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod12_ab.slice/cri-containerd-c0ffee.scope",
+		},
 		{ // guaranteed QoS: directly under kubepods.slice
 			parent: "kubepods-pod9.slice",
 			ctr:    "kubepods-pod9.slice:crio:abc",

@@ -457,9 +457,13 @@ func (b *bench) run(pod *api.PodSandbox) {
 func (b *bench) create(pod *api.PodSandbox, name string) *api.Container {
 	b.t.Helper()
 	id := pod.Id + "-" + name
-	cp := strings.TrimSuffix(pod.Linux.CgroupParent, "") + ":cri-containerd:" + id
-	if strings.HasPrefix(pod.Linux.CgroupParent, "/") {
-		cp = pod.Linux.CgroupParent + "/" + id
+	// as containerd makes it: with runc's SystemdCgroup the slice (the
+	// last element of the kubelet's expanded path) ":cri-containerd:" ID,
+	// else the parent's path and ID
+	parent := pod.Linux.CgroupParent
+	cp := parent + "/" + id
+	if strings.HasSuffix(parent, ".slice") {
+		cp = filepath.Base(parent) + ":cri-containerd:" + id
 	}
 	ctr := &api.Container{Id: id, PodSandboxId: pod.Id, Name: name, Linux: &api.LinuxContainer{CgroupsPath: cp}}
 	b.mu.Lock()

@@ -568,3 +568,35 @@ func TestUpgradeRollsObject(t *testing.T) {
 		t.Fatalf("a restart with an mthpctl that names no object ran %q, want only status", c)
 	}
 }
+
+// Issue 45, item 6: the kubelet's systemd driver gives the runtime a pod's
+// cgroup parent expanded to its path
+// (/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<UID>.slice,
+// - as _), and containerd with runc's SystemdCgroup gives each container
+// <slice>:cri-containerd:<ID>, which runc and systemd make
+// <pod's slice>/cri-containerd-<ID>.scope (seen in make nri-e2e's systemd
+// run). The pod's policy goes on the slice, a container's own on its
+// scope, and the pod's removal detaches both.
+func TestKubeletSystemdCgroupParent(t *testing.T) {
+	f := newFakeBackend()
+	b := newBench(t, f, Config{})
+	pod := b.newPod(71, map[string]string{
+		"policy.mthpctl.io/pod":          "never",
+		"policy.mthpctl.io/container.db": "fixed max-size=2M",
+	}, true)
+	pod.Linux.CgroupParent = "/" + systemdPodDir(71)
+	b.run(pod)
+	db := b.create(pod, "db")
+	if want := systemdSlice(71) + ":cri-containerd:" + db.Id; db.Linux.CgroupsPath != want {
+		t.Fatalf("the bench's cgroups path %q, want containerd's %q", db.Linux.CgroupsPath, want)
+	}
+	dbDir := systemdPodDir(71) + "/cri-containerd-" + db.Id + ".scope"
+	b.mkdir(dbDir)
+	b.start(pod, db)
+	b.wantState(dbDir + "=fixed:2097152 " + systemdPodDir(71) + "=never")
+	if l := b.log.lines("no policy"); len(l) != 0 {
+		t.Fatalf("a policy refused:\n%s", b.log)
+	}
+	b.remove(pod)
+	b.wantState("")
+}

@@ -3,25 +3,45 @@
 # mthpctl-nri on a real containerd, run as root inside the VM by
 # scripts/nri-e2e.sh (make nri-e2e):
 #
-#   tests/nri-e2e/run.sh RUNTIME_BIN E2E_DIR [TEST...]
+#   tests/nri-e2e/run.sh [--driver cgroupfs|systemd] RUNTIME_BIN E2E_DIR [TEST...]
 #
 # RUNTIME_BIN holds containerd, containerd-shim-runc-v2, ctr and crictl;
 # E2E_DIR the images (images/*.tar) and the plugin's pod and container
 # configs made from the chart (plugin/). containerd runs with its root and
-# state on a tmpfs, NRI on, the cgroupfs driver and Debian's runc; every
-# pod has the host network (no CNI). The plugin runs from its image with
-# the DaemonSet's mounts and security context. Prints `ok - NAME` /
-# `not ok - NAME: reason` per test, then `N passed, N failed`.
+# state on a tmpfs, NRI on and Debian's runc; every pod has the host
+# network (no CNI). The plugin runs from its image with the DaemonSet's
+# mounts and security context. Prints `ok - NAME` / `not ok - NAME:
+# reason` per test, then `N passed, N failed`.
+#
+# The cgroup driver (default cgroupfs) is the runc option SystemdCgroup
+# and the form of the pods' cgroup parents, as the kubelet's driver of the
+# same name gives them:
+#   cgroupfs  /kubepods/burstable/pod<UID>; runc makes the directories,
+#             a container's is /kubepods/burstable/pod<UID>/<ID>
+#   systemd   /kubepods.slice/kubepods-burstable.slice/
+#             kubepods-burstable-pod<UID, - as _>.slice; runc asks systemd
+#             (PID 1: scripts/vm-run.sh --systemd) for a scope
+#             cri-containerd-<ID>.scope in the pod's slice; the slices are
+#             units, removed with systemctl stop (as the kubelet does)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+driver=cgroupfs
+if [ "${1:-}" = --driver ]; then
+	driver=${2:?--driver cgroupfs|systemd}
+	shift 2
+fi
+case $driver in
+cgroupfs|systemd) ;;
+*) echo "run.sh: --driver $driver: cgroupfs or systemd" >&2; exit 2 ;;
+esac
 rtbin=${1:?RUNTIME_BIN}
 e2e=${2:?E2E_DIR}
 shift 2
 W=/run/mthpctl-nri-e2e	# the tmpfs (e2econfig names its directories)
 M=$top/mthpctl		# mthpctl on the node, to check what is attached
 THP=/sys/kernel/mm/transparent_hugepage
-logs=${MTHP_RESULTS:-$(mktemp -d /tmp/nri-e2e.XXXXXX)}/nri-e2e
+logs=${MTHP_RESULTS:-$(mktemp -d /tmp/nri-e2e.XXXXXX)}/nri-e2e-$driver
 SOCK=$W/containerd.sock
 # the runtime's binaries run from the tmpfs (read over the VM's 9p share
 # on every start, they slow each crictl call down)
@@ -61,6 +81,14 @@ setup() {
 		[ -e "$f" ] || { echo "run.sh: $f missing (make nri-e2e builds it)" >&2; exit 2; }
 	done
 	mkdir -p "$logs"
+	if [ "$driver" = systemd ]; then
+		[[ $(readlink /proc/1/exe) == */systemd ]] && [ -d /run/systemd/system ] ||
+			{ echo "run.sh: --driver systemd: systemd is not PID 1 (scripts/vm-run.sh --systemd)" >&2; exit 2; }
+		# runc talks to systemd on the system bus (dbus.socket) or, as
+		# root, on systemd's private socket
+		[ -S /run/dbus/system_bus_socket ] || [ -S /run/systemd/private ] ||
+			{ echo "run.sh: --driver systemd: no D-Bus socket (package dbus)" >&2; exit 2; }
+	fi
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 	ip link set lo up 2>/dev/null
@@ -89,10 +117,17 @@ state = "$W/state"
   sandbox = "e2e/pause:1"
 [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
   BinaryName = "$(command -v runc)"
-  SystemdCgroup = false
+  SystemdCgroup = $([ "$driver" = systemd ] && echo true || echo false)
 [plugins.'io.containerd.cri.v1.runtime'.cni]
   conf_dir = "$W/cni"
 EOF
+	# the plugin's pod in the driver's form (e2econfig writes cgroupfs's)
+	local parent
+	parent=$(cgroup_parent besteffort "$(jq -r .metadata.uid "$e2e/plugin/pod.json")")
+	jq --arg p "$parent" '.linux.cgroup_parent = $p' "$e2e/plugin/pod.json" >"$W/plugin-pod.json" || exit 2
+	if [ "$driver" = systemd ]; then
+		systemctl start "${parent##*/}" || { echo "run.sh: systemctl start ${parent##*/} failed" >&2; exit 1; }
+	fi
 	local img t0=$SECONDS
 	start_containerd || exit 1
 	note "containerd up in $((SECONDS - t0)) s"
@@ -126,7 +161,11 @@ restore() {
 	stop_containerd
 	"$M" detach --all >/dev/null 2>&1
 	# runc's containers are gone with their shims; the pod cgroups stay
-	find /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null
+	if [ "$driver" = systemd ]; then
+		systemctl stop kubepods.slice 2>/dev/null
+	else
+		find /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null
+	fi
 	umount -l "$W" 2>/dev/null
 }
 
@@ -137,12 +176,12 @@ restore() {
 start_plugin() {
 	local cfg=$1 cjson=${2:-$e2e/plugin/container.json}
 	if [ -z "$plugin_pod" ]; then
-		plugin_pod=$(cri runp "$e2e/plugin/pod.json") || return 1
+		plugin_pod=$(cri runp "$W/plugin-pod.json") || return 1
 	fi
 	jq --arg cfg "$cfg" \
 		'.mounts |= map(if .container_path == "/etc/mthpctl-nri" then .host_path = $cfg else . end)' \
 		"$cjson" >"$W/plugin-container.json"
-	plugin_ctr=$(cri create "$plugin_pod" "$W/plugin-container.json" "$e2e/plugin/pod.json") &&
+	plugin_ctr=$(cri create "$plugin_pod" "$W/plugin-container.json" "$W/plugin-pod.json") &&
 		cri start "$plugin_ctr" >/dev/null || return 1
 	wait_log "synchronize:" 1 60
 }
@@ -155,8 +194,18 @@ plugin_seccomp() {
 		sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$pid/status"
 }
 
+# (containerd's StopContainer can return before the container's exit is
+# recorded: with the systemd driver under TCG its handling of the exit
+# runs past its own 10 s deadline, and the removal is refused, "is
+# running", for a while; the name stays reserved until it is removed)
 stop_plugin() {
-	cri stop -t 5 "$plugin_ctr" >/dev/null && cri rm "$plugin_ctr" >/dev/null
+	local end=$((SECONDS + 120))
+	cri stop -t 5 "$plugin_ctr" >/dev/null || return 1
+	while cri inspect "$plugin_ctr" >/dev/null 2>&1; do
+		cri rm "$plugin_ctr" >/dev/null 2>&1 && break
+		[ "$SECONDS" -le "$end" ] || { echo "run.sh: container $plugin_ctr not removed in 120 s" >&2; return 1; }
+		sleep 1
+	done
 	plugin_ctr=
 }
 
@@ -177,18 +226,60 @@ metrics() { curl -sf --max-time 120 http://127.0.0.1:9818/metrics; }
 
 # --- pods -------------------------------------------------------------------
 
-# pod_json NAME N ANNOTATIONS_JSON [ATTEMPT]: a pod of uid N, cgroupfs
-# driver layout, privileged (its containers are)
+# cgroup_parent QOS UID: a pod's cgroup parent as the kubelet's driver
+# gives it to the runtime (systemd: the slice expanded to its path)
+cgroup_parent() {
+	if [ "$driver" = systemd ]; then
+		local u=${2//-/_}
+		echo "/kubepods.slice/kubepods-$1.slice/kubepods-$1-pod$u.slice"
+	else
+		echo "/kubepods/$1/pod$2"
+	fi
+}
+
+# pod_json NAME N ANNOTATIONS_JSON [ATTEMPT]: a pod of uid N, burstable,
+# the driver's layout, privileged (its containers are)
 uid_of() { printf '4e524900-0000-4000-8000-%012d' "$1"; }
-pod_cgroup() { echo "/sys/fs/cgroup/kubepods/burstable/pod$(uid_of "$1")"; }
+pod_cgroup() { echo "/sys/fs/cgroup$(cgroup_parent burstable "$(uid_of "$1")")"; }
+# ctr_cgroup N ID: the cgroup of container ID in pod N
+ctr_cgroup() {
+	if [ "$driver" = systemd ]; then
+		echo "$(pod_cgroup "$1")/cri-containerd-$2.scope"
+	else
+		echo "$(pod_cgroup "$1")/$2"
+	fi
+}
+# cgroup_of_ctr ID: the cgroup its process is in, as the kernel says
+cgroup_of_ctr() {
+	local pid
+	pid=$(cri inspect -o json "$1" | jq -r .info.pid) && [ "${pid:-0}" -gt 1 ] &&
+		echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$pid/cgroup")"
+}
+# make_pod_cgroup N: the kubelet's systemd driver makes the pod's slice
+# (a unit, in its QoS class's slice) before the sandbox; with cgroupfs runc
+# makes the directory
+make_pod_cgroup() {
+	[ "$driver" = systemd ] || return 0
+	systemctl start "$(basename "$(pod_cgroup "$1")")"
+}
+# remove_cgroup N: pod N's cgroup removed as the kubelet does once the pod
+# is gone (systemd: the slice unit stopped)
+remove_cgroup() {
+	if [ "$driver" = systemd ]; then
+		systemctl stop "$(basename "$(pod_cgroup "$1")")"
+	else
+		find "$(pod_cgroup "$1")" -depth -type d -exec rmdir {} +
+	fi
+}
 pod_json() {
 	local f=$W/pod-$1-${4:-0}.json
 	mkdir -p "$W/logs/$1"
+	make_pod_cgroup "$2"
 	jq -n --arg name "$1" --arg uid "$(uid_of "$2")" --argjson ann "$3" --argjson attempt "${4:-0}" \
-		--arg logs "$W/logs/$1" '{
+		--arg logs "$W/logs/$1" --arg parent "$(cgroup_parent burstable "$(uid_of "$2")")" '{
 		metadata: {name: $name, namespace: "default", uid: $uid, attempt: $attempt},
 		annotations: $ann, log_directory: $logs,
-		linux: {cgroup_parent: ("/kubepods/burstable/pod" + $uid),
+		linux: {cgroup_parent: $parent,
 			security_context: {privileged: true, namespace_options: {network: 2}}}}' >"$f"
 	echo "$f"
 }
@@ -256,7 +347,9 @@ wait_attached() { # CGROUP POLICY SECONDS
 	return 1
 }
 
-remove_pod() { cri stopp "$1" >/dev/null && cri rmp "$1" >/dev/null; }
+# (a test after one that failed may find no sandbox: a failure, not an
+# unbound variable that ends the run)
+remove_pod() { [ -n "$1" ] && cri stopp "$1" >/dev/null && cri rmp "$1" >/dev/null; }
 
 # --- the tests, most important first -----------------------------------------
 
@@ -264,7 +357,7 @@ remove_pod() { cri stopp "$1" >/dev/null && cri rmp "$1" >/dev/null; }
 # An annotated pod on a madvise host: its container's process gets 2 MiB
 # folios; a pod without the annotation gets the node default (none: 4 KiB).
 t_annotated_pod() {
-	local la lb
+	local la lb cg
 	run_pod annotated 1 '{"mthpctl.io/policy": "fixed max-size=2M"}' app || fail "pod annotated did not start" || return 1
 	run_pod plain 2 '{}' app || fail "pod plain did not start" || return 1
 	la=$(probe_of annotated/app 60 'v["o9"] > 0') ||
@@ -273,9 +366,14 @@ t_annotated_pod() {
 	lb=$(probe_of plain/app 60 '1') || fail "plain pod: no probe in 60 s" || return 1
 	[[ $lb == *" max_order=0 "* ]] || fail "plain pod on a madvise host got large folios: $lb" || return 1
 	[ "$(attached "$(pod_cgroup 1)")" = fixed ] || fail "status: no fixed policy on $(pod_cgroup 1)" || return 1
+	cg=$(cgroup_of_ctr "${ctr_ids[annotated/app]}")
+	[ "$cg" = "$(ctr_cgroup 1 "${ctr_ids[annotated/app]}")" ] ||
+		fail "the container runs in $cg, not in $(ctr_cgroup 1 "${ctr_ids[annotated/app]}")" || return 1
 	[ "$(plugin_seccomp)" = 2 ] || fail "the plugin does not run under the chart's seccomp profile (Seccomp: $(plugin_seccomp))" || return 1
-	remove_pod "${sb_of[plain]}"
+	remove_pod "${sb_of[plain]:-}"
 	note "annotated: $(grep -o 'o9=[0-9]*' <<<"$la") of 2048 pages in 2M folios; plain: $(grep -o 'max_order=[0-9]*' <<<"$lb"); plugin under seccomp filter mode (RuntimeDefault)"
+	note "$driver driver: the container runs in $cg"
+	find "$(dirname "$(pod_cgroup 1)")" -maxdepth 2 -type d >"$logs/pod-cgroups.txt"
 }
 
 # /metrics has the annotated pod's series, and promtool accepts it.
@@ -298,15 +396,17 @@ t_per_container() {
 	local big small lb ls
 	run_pod split 3 '{"policy.mthpctl.io/container.big": "fixed max-size=2M"}' big small ||
 		fail "pod split did not start" || return 1
-	big=$(pod_cgroup 3)/${ctr_ids[split/big]}
-	small=$(pod_cgroup 3)/${ctr_ids[split/small]}
+	big=$(ctr_cgroup 3 "${ctr_ids[split/big]}")
+	small=$(ctr_cgroup 3 "${ctr_ids[split/small]}")
+	[ "$(cgroup_of_ctr "${ctr_ids[split/big]}")" = "$big" ] ||
+		fail "container big runs in $(cgroup_of_ctr "${ctr_ids[split/big]}"), not in $big" || return 1
 	lb=$(probe_of split/big 60 'v["o9"] > 0') || fail "container big: no 2M folios in 60 s" || return 1
 	ls=$(probe_of split/small 60 '1') || fail "container small: no probe" || return 1
 	[[ $ls == *" max_order=0 "* ]] || fail "container small got large folios: $ls" || return 1
 	[ "$(attached "$big")" = fixed ] || fail "no policy on big's cgroup $big" || return 1
 	[ -z "$(attached "$small")" ] && [ -z "$(attached "$(pod_cgroup 3)")" ] ||
 		fail "a policy on small's or the pod's cgroup" || return 1
-	remove_pod "${sb_of[split]}"
+	remove_pod "${sb_of[split]:-}"
 	note "big: $(grep -o 'o9=[0-9]*' <<<"$lb"); small: $(grep -o 'max_order=[0-9]*' <<<"$ls"); only $big attached"
 }
 
@@ -327,7 +427,7 @@ t_malformed() {
 	grep -q '^mthpctl_nri_attach_errors_total{reason="annotation"} 2$' <<<"$m" ||
 		fail "want mthpctl_nri_attach_errors_total{reason=\"annotation\"} 2: $(grep '^mthpctl_nri_attach_errors' <<<"$m" | tr '\n' ' ')" ||
 		return 1
-	remove_pod "${sb_of[malformed]}"
+	remove_pod "${sb_of[malformed]:-}"
 	note "$(plugin_log | grep 'mthpctl.io/policy="fixed"' | cut -c1-160)"
 	note "$(plugin_log | grep 'two slashes' | cut -c1-160)"
 }
@@ -336,7 +436,7 @@ t_malformed() {
 t_stop_remove() {
 	local cg=$(pod_cgroup 1) id
 	id=$(stat -c %i "$cg")
-	remove_pod "${sb_of[annotated]}" || fail "crictl stopp/rmp failed" || return 1
+	remove_pod "${sb_of[annotated]:-}" || fail "crictl stopp/rmp failed" || return 1
 	# (the detach runs in the plugin's worker: a moment under TCG)
 	wait_attached "$cg" "" 30 || fail "a policy is left on $cg" || return 1
 	[ ! -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "pins left: $(ls "/sys/fs/bpf/mthpctl/cg-$id")" || return 1
@@ -360,9 +460,15 @@ t_sandbox_recreated() {
 	# its pause process dies: the sandbox is NotReady, not stopped
 	pid=$(cri inspectp -o json "$old" | jq -r .info.pid)
 	[ "${pid:-0}" -gt 1 ] && kill -9 "$pid" || fail "no pause process of ${old:0:12} ($pid)" || return 1
-	end=$((SECONDS + 30))
-	while st=$(cri inspectp -o json "$old" | jq -r .status.state) && [ "$st" != SANDBOX_NOTREADY ] &&
-		[ "$SECONDS" -le "$end" ]; do sleep 0.5; done
+	# (with the systemd driver containerd's handling of the exit can
+	# take longer than its own 10 s deadline under TCG: inspectp fails
+	# meanwhile, and is asked again)
+	end=$((SECONDS + 120))
+	while [ "$SECONDS" -le "$end" ]; do
+		st=$(cri inspectp -o json "$old" 2>/dev/null | jq -r .status.state)
+		[ "$st" = SANDBOX_NOTREADY ] && break
+		sleep 1
+	done
 	[ "$st" = SANDBOX_NOTREADY ] || fail "the old sandbox is $st after its pause was killed" || return 1
 	new=$(cri runp "$(pod_json again 5 '{"mthpctl.io/policy": "never"}' 1)") || fail "second sandbox" || return 1
 	sb_of[again]=$new
@@ -396,7 +502,7 @@ t_containerd_restart() {
 t_removed_while_down() {
 	local cg=$(pod_cgroup 5)
 	stop_plugin || fail "stopping the plugin" || return 1
-	remove_pod "${sb_of[again]}" || fail "removing pod again" || return 1
+	remove_pod "${sb_of[again]:-}" || fail "removing pod again" || return 1
 	[ "$(attached "$cg")" = never ] || fail "detached with the plugin down?" || return 1
 	start_plugin "$e2e/plugin/configmap" || fail "the plugin did not start again" || return 1
 	wait_attached "$cg" "" 30 || fail "the policy of the removed pod stays on $cg" || return 1
@@ -414,8 +520,9 @@ t_removed_cgroup_while_down() {
 	id=$(stat -c %i "$cg")
 	[ -e "/run/mthpctl-nri/$id" ] || fail "no record /run/mthpctl-nri/$id: $(ls /run/mthpctl-nri)" || return 1
 	stop_plugin || fail "stopping the plugin" || return 1
-	remove_pod "${sb_of[gone]}" || fail "removing pod gone" || return 1
-	find "$cg" -depth -type d -exec rmdir {} + || fail "rmdir $cg" || return 1
+	remove_pod "${sb_of[gone]:-}" || fail "removing pod gone" || return 1
+	remove_cgroup 8 || fail "removing $cg" || return 1
+	[ ! -e "$cg" ] || fail "$cg stays after its removal" || return 1
 	[ -e "/sys/fs/bpf/mthpctl/cg-$id" ] || fail "the pins went with the plugin down?" || return 1
 	start_plugin "$e2e/plugin/configmap" || fail "the plugin did not start again" || return 1
 	local end=$((SECONDS + 30))
@@ -476,7 +583,7 @@ t_upgrade_object() {
 	start_plugin "$e2e/plugin/configmap" || fail "the plugin of the first image did not start again" || return 1
 	wait_object "$cg" "$first" 60 ||
 		fail "the pod runs object $(object_of "$cg") after the rollback, want $first" || return 1
-	remove_pod "${sb_of[upgraded]}"
+	remove_pod "${sb_of[upgraded]:-}"
 	note "object $first -> $second (upgrade) -> $first (rollback) on $cg, fixed 2M throughout"
 }
 
@@ -508,7 +615,7 @@ tests=(annotated_pod metrics per_container malformed stop_remove sandbox_recreat
 [ $# -gt 0 ] && tests=("$@")
 
 setup
-echo "# containerd $(containerd --version | awk '{print $3}'), $(runc --version | head -n1), crictl $(sed -n 's/.*-crictl-\(v[0-9.]*\).*/\1/p' <<<"$rtbin"), cgroupfs driver"
+echo "# containerd $(containerd --version | awk '{print $3}'), $(runc --version | head -n1), crictl $(sed -n 's/.*-crictl-\(v[0-9.]*\).*/\1/p' <<<"$rtbin"), $driver driver$([ "$driver" = systemd ] && echo ", $(systemctl --version | head -n1)")"
 # the chart's RuntimeDefault profile needs seccomp filters (kernel/config)
 grep -q '^Seccomp:' /proc/self/status ||
 	{ echo "nri-e2e: this kernel lacks CONFIG_SECCOMP_FILTER (build kernel/config)" >&2; restore; exit 1; }
@@ -524,6 +631,11 @@ for t in "${tests[@]}"; do
 	fi
 done
 plugin_log >"$logs/plugin.log" 2>&1
+if [ "$driver" = systemd ]; then
+	# what systemd made of the pods, and its journal (runc's units)
+	systemctl list-units --all --no-pager 'kubepods*' 'cri-containerd-*' >"$logs/units.txt" 2>&1
+	journalctl -b --no-pager >"$logs/journal.txt" 2>&1
+fi
 restore
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

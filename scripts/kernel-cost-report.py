@@ -17,7 +17,10 @@ src/bench/bench_interval.h, as mthpctl bench); below 6 values no k reaches
 95%, and the interval is [min..max] with the coverage it has. A ratio is
 "above" or "below" 1.0 only when such an interval excludes 1.0; "n.d." when
 it holds 1.0; "unranked" when its coverage is below the wanted one.
-Writes the same as JSON to OUT/summary.json (or --json FILE).
+Writes the same as JSON to OUT/summary.json (or --json FILE), and every
+figure it used, one line per boot, round, setup and mode, to
+OUT/rounds.jsonl: a folder holding only env.json and rounds.jsonl (a
+published run, tests/results/kernel-cost-*) is summarised from those.
 Exit status: 0, or 1 when OUT holds no run.
 """
 import glob
@@ -39,6 +42,7 @@ def wanted_coverage():
 
 
 WANTED = wanted_coverage()
+CONTROL = "never"   # the row whose faults never reach the policy check
 
 
 def coverage(n, k):
@@ -81,7 +85,32 @@ def load_round(path):
             if m.get("ns_per_4k") is not None}
 
 
+def load_rounds_jsonl(out):
+    boots = {}
+    with open(os.path.join(out, "rounds.jsonl")) as f:
+        for line in f:
+            x = json.loads(line)
+            b = boots.setdefault(x["boot"], {"boot": x["boot"], "kind": x["kind"], "rounds": {}})
+            b["rounds"].setdefault(x["round"], {}).setdefault(x["setup"], {})[x["mode"]] = \
+                x["ns_per_4k"]
+    return [boots[k] for k in sorted(boots)]
+
+
+def write_rounds_jsonl(out, boots):
+    with open(os.path.join(out, "rounds.jsonl"), "w") as f:
+        for b in boots:
+            for r in sorted(b["rounds"]):
+                for setup in sorted(b["rounds"][r]):
+                    for mode, ns in sorted(b["rounds"][r][setup].items()):
+                        f.write(json.dumps({"boot": b["boot"], "kind": b["kind"], "round": r,
+                                            "setup": setup, "mode": mode,
+                                            "ns_per_4k": ns}) + "\n")
+
+
 def load_boots(out):
+    if not glob.glob(os.path.join(out, "boot-*-*")) and \
+       os.path.exists(os.path.join(out, "rounds.jsonl")):
+        return load_rounds_jsonl(out)
     boots = []
     for d in sorted(glob.glob(os.path.join(out, "boot-*-*"))):
         m = re.match(r"boot-(\d+)-(base|series)$", os.path.basename(d))
@@ -95,6 +124,7 @@ def load_boots(out):
                 if got:
                     rounds.setdefault(int(fm.group(1)), {})[fm.group(2)] = got
         boots.append({"boot": int(m.group(1)), "kind": m.group(2), "rounds": rounds})
+    write_rounds_jsonl(out, boots)
     return boots
 
 
@@ -144,6 +174,27 @@ def summarise(out):
             "series_sibling_vs_base": interval(pair_ratios("sibling")),
             "sibling_vs_none": interval(sib),
         }
+        if m == CONTROL or CONTROL not in modes:
+            continue
+        # the same, each figure first divided by never's of its own run
+        # (or boot): never's faults stop at the sysfs filter on both
+        # kernels, policy or not, so what moves never too (the guest's
+        # speed, a policy's own timers) cancels out
+        def by_control(kind_rounds, setup):
+            return [r[setup][m] / r[setup][CONTROL] for r in kind_rounds
+                    if setup in r and r[setup].get(m) and r[setup].get(CONTROL)]
+        pair_norm = []
+        for p in pairs:
+            s_ = boot_median(p["series"], "none", m), boot_median(p["series"], "none", CONTROL)
+            b_ = boot_median(p["base"], "none", m), boot_median(p["base"], "none", CONTROL)
+            if None not in s_ + b_:
+                pair_norm.append((s_[0] / s_[1]) / (b_[0] / b_[1]))
+        sib_norm = [r["sibling"][m] / r["sibling"][CONTROL] / (r["none"][m] / r["none"][CONTROL])
+                    for b in boots if b["kind"] == "series" for r in b["rounds"].values()
+                    if "sibling" in r and "none" in r and
+                    all(r[x].get(y) for x in ("sibling", "none") for y in (m, CONTROL))]
+        res["rows"][m]["series_vs_base_by_never"] = interval(pair_norm)
+        res["rows"][m]["sibling_vs_none_by_never"] = interval(sib_norm)
     return res
 
 
@@ -168,6 +219,12 @@ def text(res):
                      % fmt_ratio(row["series_sibling_vs_base"]))
         lines.append("    sibling policy / none, series (per round):     %s"
                      % fmt_ratio(row["sibling_vs_none"]))
+        if "series_vs_base_by_never" in row:
+            lines.append("    the same in units of never's time:")
+            lines.append("      series / base, no policy (per boot pair):    %s"
+                         % fmt_ratio(row["series_vs_base_by_never"]))
+            lines.append("      sibling policy / none (per round):           %s"
+                         % fmt_ratio(row["sibling_vs_none_by_never"]))
     return "\n".join(lines)
 
 

@@ -124,7 +124,8 @@ def load_boots(out):
                 if got:
                     rounds.setdefault(int(fm.group(1)), {})[fm.group(2)] = got
         boots.append({"boot": int(m.group(1)), "kind": m.group(2), "rounds": rounds})
-    write_rounds_jsonl(out, boots)
+    if boots:
+        write_rounds_jsonl(out, boots)
     return boots
 
 

@@ -22,8 +22,9 @@ has none, 2 usage or a run folder without a benchmark's JSON or env.json.
 """
 import json
 import os
-import re
 import sys
+
+from bench_coverage import coverage_str, wanted_coverage
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,27 +39,11 @@ class BadRun(Exception):
     pass
 
 
-def wanted_coverage():
-    """BENCH_COVERAGE_WANTED_PCT of src/bench/bench_interval.h, as 0..1."""
-    path = os.path.join(TOP, "src", "bench", "bench_interval.h")
-    with open(path) as f:
-        m = re.search(r"#define\s+BENCH_COVERAGE_WANTED_PCT\s+(\d+)", f.read())
-    if not m:
-        raise BadRun("%s: no BENCH_COVERAGE_WANTED_PCT" % path)
-    return int(m.group(1)) / 100.0
-
-
 WANTED = None       # the wanted coverage, set by main()
 
 
 def num(fmt, v):
     return "-" if v is None else fmt % v
-
-
-def coverage_str(c):
-    """"75", "87.5", "96.9": one decimal, none when it is 0 (as mthpctl)."""
-    s = "%.1f" % (c * 100)
-    return s[:-2] if s.endswith(".0") else s
 
 
 def ratio_str(r):

@@ -20,7 +20,7 @@ it holds 1.0; "unranked" when its coverage is below the wanted one.
 Writes the same as JSON to OUT/summary.json (or --json FILE), and every
 figure it used, one line per boot, round, setup and mode, to
 OUT/rounds.jsonl: a folder holding only env.json and rounds.jsonl (a
-published run, tests/results/kernel-cost-*) is summarised from those.
+published run, kernel/cost/RUN-ID) is summarised from those.
 Exit status: 0, or 1 when OUT holds no run.
 """
 import glob
@@ -31,15 +31,7 @@ import re
 import statistics
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def wanted_coverage():
-    path = os.path.join(TOP, "src", "bench", "bench_interval.h")
-    with open(path) as f:
-        m = re.search(r"#define\s+BENCH_COVERAGE_WANTED_PCT\s+(\d+)", f.read())
-    return int(m.group(1)) / 100.0
-
+from bench_coverage import coverage_str, wanted_coverage
 
 WANTED = wanted_coverage()
 CONTROL = "never"   # the row whose faults never reach the policy check
@@ -140,8 +132,8 @@ def fmt_ratio(r):
         return "-"
     if r["n"] == 1:
         return "%.3f (one value, unranked)" % r["median"]
-    return "%.3f [%.3f..%.3f] %.1f%% %s" % (r["median"], r["lo"], r["hi"],
-                                           r["coverage"] * 100, r["verdict"])
+    return "%.3f [%.3f..%.3f] %s%% %s" % (r["median"], r["lo"], r["hi"],
+                                          coverage_str(r["coverage"]), r["verdict"])
 
 
 def summarise(out):

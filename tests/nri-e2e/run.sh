@@ -335,17 +335,24 @@ ctr_state() {
 		"$(cri logs "$cid" 2>&1 | tail -n 3 | tr '\n' ' ')"
 }
 
-# attached CGROUP: the policy mthpctl status shows on it ("" if none)
-attached() { "$M" -j status | jq -r --arg cg "$1" '.policies[] | select(.cgroup == $cg) | .policy'; }
+# status_of FIELD CGROUP: that field of the policy mthpctl status shows on
+# CGROUP ("" if it has none)
+status_of() {
+	"$M" -j status | jq -r --arg cg "$2" --arg f "$1" '.policies[] | select(.cgroup == $cg) | .[$f]'
+}
 
-wait_attached() { # CGROUP POLICY SECONDS
-	local end=$((SECONDS + $3))
+wait_status() { # FIELD CGROUP VALUE SECONDS: until status_of gives VALUE
+	local end=$((SECONDS + $4))
 	while [ "$SECONDS" -le "$end" ]; do
-		[ "$(attached "$1")" = "$2" ] && return 0
+		[ "$(status_of "$1" "$2")" = "$3" ] && return 0
 		sleep 0.5
 	done
 	return 1
 }
+
+# attached CGROUP: the policy on it ("" if none)
+attached() { status_of policy "$1"; }
+wait_attached() { wait_status policy "$@"; } # CGROUP POLICY SECONDS
 
 # (a test after one that failed may find no sandbox: a failure, not an
 # unbound variable that ends the run)
@@ -533,16 +540,8 @@ t_removed_cgroup_while_down() {
 }
 
 # object_of CGROUP: the object its policy runs (mthpctl status' object_hash)
-object_of() { "$M" -j status | jq -r --arg cg "$1" '.policies[] | select(.cgroup == $cg) | .object_hash'; }
-
-wait_object() { # CGROUP HASH SECONDS
-	local end=$((SECONDS + $3))
-	while [ "$SECONDS" -le "$end" ]; do
-		[ "$(object_of "$1")" = "$2" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
+object_of() { status_of object_hash "$1"; }
+wait_object() { wait_status object_hash "$@"; } # CGROUP HASH SECONDS
 
 # An upgrade: the plugin from an image whose mthpctl attaches another
 # policy object (mthpctl-nri:e2e-object2, scripts/nri-e2e.sh) moves a

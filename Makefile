@@ -451,6 +451,14 @@ bench: mthpctl vm-tests
 	$(Q)BENCH_UNTIL_WIDTH=$(BENCH_UNTIL_WIDTH) BENCH_MAX_TIME=$(BENCH_MAX_TIME) \
 		scripts/bench.sh $(if $(BENCH_REPEATS),-r $(BENCH_REPEATS))
 
+# The hardware-MMU anchor: bench mixed --stock on this machine's own kernel
+# (no VM, no policy; every THP setting checked afterwards), into
+# .output/bench-stock/ (scripts/bench-stock.sh; ~20 min; see
+# mthpctl-bench(8), HARDWARE ANCHOR).
+.PHONY: bench-stock
+bench-stock: mthpctl
+	$(Q)scripts/bench-stock.sh
+
 # The plots of a result directory again (PLOTS_DIR, default the latest
 # bench; .output/demo for a `make demo`'s timeline alone).
 PLOTS_DIR	?= $(OUTPUT)/bench/latest

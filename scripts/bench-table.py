@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""README's results table from a run folder of `make bench`.
+"""README's results tables from a run folder of `make bench` or of
+`make bench-stock` (the hardware-MMU anchor: env.json says "stock").
 
 Usage: scripts/bench-table.py RUNDIR            print the table
        scripts/bench-table.py --check RUNDIR [README]
@@ -9,7 +10,8 @@ Usage: scripts/bench-table.py RUNDIR            print the table
                                                "## Results") differs
 
 RUNDIR is a run folder (.output/bench/<date>/) or a published one
-(tests/results/RUN-ID/, scripts/bench-publish.sh). Every cell is read from
+(tests/results/RUN-ID/, scripts/bench-publish.sh; an anchor run:
+tests/hardware/RUN-ID/). Every cell is read from
 the JSON mthpctl bench wrote: a ratio is the median of per-round ratios,
 its interval and that interval's coverage, marked as mthpctl marks it
 (n.d.: the interval holds 1.0; unranked: its coverage is below the
@@ -199,6 +201,35 @@ def mixed_rows(rundir):
             (where + ": small processes' peak vs never's", small(pol), small(sim))]
 
 
+MIXED_WORKLOADS = ("service", "batch", "small")
+
+
+def stock_table(rundir, env):
+    """The anchor's table: the split against each global setting."""
+    doc = load(rundir, "mixed.json")
+    if doc is None:
+        raise BadRun("%s: no mixed.json" % rundir)
+    split = next((m for m in doc["modes"] if "split" in m), None)
+    if split is None:
+        raise BadRun("%s: mixed.json has no split column (not mthpctl bench mixed --stock)"
+                     % rundir)
+    head = ("anchor run %s (commit %s, stock kernel %s, no policy, %s rounds)"
+            % (os.path.basename(os.path.normpath(rundir)), env["git_commit"][:12],
+               env["kernel_key"].removeprefix("host-"), rounds_of(doc)))
+    lines = ["| %s | %s | geometric mean |" % (head, " | ".join(MIXED_WORKLOADS)),
+             "|---|---|---|---|---|"]
+    for g in split["vs_each_global"]:
+        lines.append("| %s x %s | %s | %s |"
+                     % (split["mode"], g["mode"],
+                        " | ".join(ratio_str(g[w]) for w in MIXED_WORKLOADS),
+                        ratio_str(g["geomean"])))
+    lines.append("| beats every global setting | %s | %s |"
+                 % (" | ".join("yes" if split["beats_every_static"][w] else "no"
+                               for w in MIXED_WORKLOADS),
+                    "yes" if split["beats_every_global"] else "no"))
+    return lines
+
+
 def table(rundir):
     """The table's lines (no trailing newline)."""
     env_path = os.path.join(rundir, "env.json")
@@ -206,6 +237,8 @@ def table(rundir):
         raise BadRun("%s: no env.json (not a run folder of make bench)" % rundir)
     with open(env_path) as f:
         env = json.load(f)
+    if env.get("stock"):
+        return stock_table(rundir, env)
     rows = (redis_rows(rundir) + pagefault_rows(rundir) + sparse_rows(rundir) +
             workload_rows(rundir) + mixed_rows(rundir))
     if not rows:
@@ -217,21 +250,27 @@ def table(rundir):
     return lines
 
 
-def readme_table(path):
-    """The lines of the first table under '## Results' (None if none)."""
+def readme_table(path, head):
+    """The lines of the first table under '## Results' whose first line
+    starts with head (None if none)."""
     with open(path) as f:
         lines = f.read().split("\n")
     if "## Results" not in lines:
         return None
     section = lines[lines.index("## Results") + 1:]
-    for i, line in enumerate(section):
-        if line.startswith("## "):
+    i = 0
+    while i < len(section):
+        if section[i].startswith("## "):
             return None
-        if line.startswith("|"):
+        if section[i].startswith("|"):
             j = i
             while j < len(section) and section[j].startswith("|"):
                 j += 1
-            return section[i:j]
+            if section[i].startswith(head):
+                return section[i:j]
+            i = j
+        else:
+            i += 1
     return None
 
 
@@ -253,7 +292,8 @@ def main(argv):
         print("\n".join(want))
         return 0
     readme = argv[1] if len(argv) > 1 else os.path.join(TOP, "README.md")
-    have = readme_table(readme)
+    # a bench run's table and an anchor's live side by side
+    have = readme_table(readme, want[0].split(" (")[0].rsplit(" ", 1)[0] + " ")
     if have == want:
         print("bench-table: %s's table is the one of %s" % (readme, argv[0]))
         return 0

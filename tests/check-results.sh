@@ -10,8 +10,9 @@
 #   - bench-publish.sh on a copy of the fixture: refuses an unfinished run,
 #     copies JSON and plots only, refuses to publish a run twice;
 #   - when a run is published: README's table against the newest one
-#     (RUN-IDs are UTC times: the last in order). Without one there is
-#     nothing to check and this part is skipped.
+#     (RUN-IDs are UTC times: the last in order), and its anchor table
+#     against the newest of tests/hardware/ (make bench-stock). Without
+#     one there is nothing to check and that part is skipped.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,6 +82,13 @@ if [ -n "$newest" ]; then
 	status 0 "README's table is the one of ${newest%/}" "$table" --check "${newest%/}" "$top/README.md"
 else
 	echo "check-results: no run published under tests/results: README's table not checked"
+fi
+# and against the newest hardware-MMU anchor (make bench-stock), if any
+newest=$(ls -d "$top"/tests/hardware/*/ 2>/dev/null | sort | tail -n 1)
+if [ -n "$newest" ]; then
+	status 0 "README's anchor table is the one of ${newest%/}" "$table" --check "${newest%/}" "$top/README.md"
+else
+	echo "check-results: no anchor run published under tests/hardware: README's anchor table not checked"
 fi
 
 echo "check-results: $passed passed, $failed failed"

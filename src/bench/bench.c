@@ -19,7 +19,7 @@ enum {
 	OPT_PIPELINES, OPT_LOOPS, OPT_ARRAY_SIZE, OPT_UPDATES, OPT_THREADS, OPT_PER_THREAD,
 	OPT_CACHE_SIZE, OPT_MEMCACHED, OPT_MEMASLAP,
 	OPT_ARENAS, OPT_ARENA_SIZE, OPT_TOUCH_PAGES, OPT_SOURCE, OPT_JOBS, OPT_FILES,
-	OPT_WINDOW, OPT_NODE_HIGH,
+	OPT_WINDOW, OPT_NODE_HIGH, OPT_STOCK,
 };
 
 /* The benchmarks, as BENCHMARK words (the usage line and the errors). */
@@ -139,6 +139,11 @@ static const struct argp_option options[] = {
 	{ "node-high", OPT_NODE_HIGH, "SIZE", 0,
 	  "memory.high of the workloads' parent cgroup (default --array-size plus "
 	  "--keys x --value-size, less than they use)", 11 },
+	{ "stock", OPT_STOCK, NULL, 0,
+	  "a kernel without the series: the global settings (modes always, never, host at "
+	  "madvise, the sizes alone) and madvise+batch, a madvise host where only the batch "
+	  "advises its array, compared with each; no policy; without a memory controller, "
+	  "no node limit", 11 },
 	{ 0 }
 };
 
@@ -188,6 +193,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (strcmp(arg, "always") && strcmp(arg, "madvise"))
 			argp_error(state, "bad --host '%s' (always or madvise)", arg);
 		o->host = arg;
+		o->given |= BENCH_GIVEN_HOST;
 		break;
 	case OPT_REPEATS: COUNT(repeats, 1, BENCH_ROUNDS_MAX, "--repeats"); break;
 	case OPT_UNTIL_WIDTH:
@@ -287,6 +293,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->mx_window_ns = v;
 		break;
 	case OPT_NODE_HIGH: SIZE(mx_node_high, 1ULL << 20, "--node-high"); break;
+	case OPT_STOCK: o->stock = true; break;
 	case ARGP_KEY_ARG:
 		if (o->which)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -317,7 +324,7 @@ static const char doc[] =
 	"(compile); "
 	"a service, a batch job and small processes at once under one node limit, "
 	"each measured over the same window (mixed). Needs root "
-	"and a cgroup2 memory controller; every setting changed is restored at the "
+	"and a cgroup2 memory controller (mixed --stock: a cgroup2 hierarchy); every setting changed is restored at the "
 	"end, on error and on SIGINT/SIGTERM."
 	"\v"
 	"Modes: always and never set every hugepages-*/enabled (and the global "
@@ -336,6 +343,7 @@ static const char doc[] =
 	"  mthpctl bench gups --array-size 512M --repeats 5\n"
 	"  mthpctl bench shell --until-width 5 --max-time 30min\n"
 	"  mthpctl bench mixed --repeats 5 --until-width 5 --max-time 1h\n"
+	"  mthpctl bench mixed --stock --repeats 6 --array-size 1G\n"
 	"  mthpctl bench arenas --arenas 32 --touch-pages 8\n"
 	"  mthpctl bench compile --jobs 2\n"
 	"  mthpctl bench redis --host madvise --sizes 64K\n"
@@ -374,6 +382,23 @@ int cmd_bench(int argc, char **argv)
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	o.cc_jobs = n > 0 ? n : 1;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	if (o.stock) {
+		if (strcmp(o.which, "mixed"))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "--stock is for bench mixed: drop it, or run mixed");
+		if (o.modes & (1u << BENCH_POLICY | 1u << BENCH_SIMPLE) || o.nr_policy_words ||
+		    o.policy_object)
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "--stock runs no policy: drop --policy and the modes "
+					     "policy and simple");
+		if ((o.given & BENCH_GIVEN_HOST) && strcmp(o.host, "madvise"))
+			return mthpctl_error(MTHPCTL_EXIT_USAGE,
+					     "--stock's host mode is madvise (its split needs it): "
+					     "drop --host");
+		o.host = "madvise";
+		if (!o.modes)
+			o.modes = 1u << BENCH_ALWAYS | 1u << BENCH_NEVER | 1u << BENCH_HOST;
+	}
 	/* the host's setting alone is a mode of its own only where it is not
 	 * always */
 	if (!o.modes)

@@ -29,6 +29,7 @@
 static struct {
 	char root[512];			/* the bench cgroup */
 	bool root_created;
+	bool memory;			/* its hierarchy has the memory controller */
 	char cgroups[MAX_CGROUPS][512];	/* created below root, in order */
 	bool attached[MAX_CGROUPS];	/* a policy is attached to it */
 	int nr_cgroups;
@@ -44,7 +45,8 @@ int bench_cg_write(const char *cg, const char *file, const char *value)
 
 static void enable_memory(const char *parent)
 {
-	bench_cg_write(parent, "cgroup.subtree_control", "+memory");
+	if (cgs.memory)
+		bench_cg_write(parent, "cgroup.subtree_control", "+memory");
 }
 
 static int cg_index(const char *cg)
@@ -59,7 +61,9 @@ static int cg_index(const char *cg)
 
 /* --- the bench cgroup ----------------------------------------------- */
 
-static int check_cgroup_parent(const char *cg)
+/* 0 (*memory: cg's parent has the memory controller; without it only when
+ * memory_optional) or an exit code (printed) */
+static int check_cgroup_parent(const char *cg, bool memory_optional, bool *memory)
 {
 	char parent[600], path[700], buf[512], msg[800];
 	enum mthpctl_cg_result r;
@@ -74,21 +78,24 @@ static int check_cgroup_parent(const char *cg)
 				     "%s (bench needs a cgroup2 hierarchy with the memory controller)",
 				     mthpctl_cgroup_describe(parent, r, e, msg, sizeof(msg)));
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", parent);
-	if (mthpctl_read_file(path, buf, sizeof(buf)) < 0 || !mthpctl_has_word(buf, "memory"))
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
-				     "no cgroup2 memory controller in %s (is memory on a cgroup v1 "
-				     "hierarchy? boot with cgroup_no_v1=memory, or run `make bench` in the VM)",
-				     parent);
-	return 0;
+	*memory = mthpctl_read_file(path, buf, sizeof(buf)) >= 0 && mthpctl_has_word(buf, "memory");
+	if (*memory || memory_optional)
+		return 0;
+	return mthpctl_error(MTHPCTL_EXIT_CGROUP,
+			     "no cgroup2 memory controller in %s (is memory on a cgroup v1 "
+			     "hierarchy? boot with cgroup_no_v1=memory, or run `make bench` in the VM)",
+			     parent);
 }
 
-int bench_cgroups_prepare(const char *root)
+int bench_cgroups_prepare(const char *root, bool memory_optional)
 {
-	int ret = check_cgroup_parent(root);
+	bool memory = false;
+	int ret = check_cgroup_parent(root, memory_optional, &memory);
 
 	if (ret)
 		return ret;
 	memset(&cgs, 0, sizeof(cgs));
+	cgs.memory = memory;
 	snprintf(cgs.root, sizeof(cgs.root), "%s", root);
 	if (!access(cgs.root, F_OK) && rmdir(cgs.root))
 		return mthpctl_error(MTHPCTL_EXIT_STATE,
@@ -96,6 +103,11 @@ int bench_cgroups_prepare(const char *root)
 				     "remove it or pick another --cgroup",
 				     cgs.root, strerror(errno));
 	return 0;
+}
+
+bool bench_cgroups_memory(void)
+{
+	return cgs.memory;
 }
 
 int bench_cgroups_create_root(void)

@@ -108,6 +108,11 @@ struct bench_opts {
 	/* mixed: the window every workload is measured over; the parent
 	 * cgroup's memory.high (0: its default, see bench_mixed.c) */
 	__u64 mx_window_ns, mx_node_high;
+	/* mixed --stock: a kernel without the series; the global settings
+	 * and the split a stock kernel allows (a madvise host where only the
+	 * batch advises), no policy; a cgroup2 hierarchy without the memory
+	 * controller will do (then no node limit) */
+	bool stock;
 	/* the options given (BENCH_GIVEN_*): mixed has defaults of its own
 	 * for those not given */
 	unsigned int given;
@@ -116,6 +121,7 @@ enum {
 	BENCH_GIVEN_KEYS = 1 << 0,
 	BENCH_GIVEN_ARRAY_SIZE = 1 << 1,
 	BENCH_GIVEN_PIPELINES = 1 << 2,
+	BENCH_GIVEN_HOST = 1 << 3,
 };
 #define BENCH_WL_MAX_PIPELINES	64
 
@@ -236,9 +242,13 @@ int bench_need_program(const char *name, const char *install, const char *option
 
 /* --- bench_cgroup.c: cgroups and their policies ----------------------- */
 
-/* Check root's parent (cgroup2 with the memory controller) and that root is
- * not in use; remember it. 0 or an exit code (printed). */
-int bench_cgroups_prepare(const char *root);
+/* Check root's parent (cgroup2 with the memory controller, or without it
+ * when memory_optional) and that root is not in use; remember it. 0 or an
+ * exit code (printed). */
+int bench_cgroups_prepare(const char *root, bool memory_optional);
+/* Has the bench cgroup's hierarchy the memory controller (memory.high,
+ * memory.stat, memory.peak)? Known after bench_cgroups_prepare(). */
+bool bench_cgroups_memory(void);
 /* mkdir the bench cgroup (with its parent's +memory). 0 or -errno. */
 int bench_cgroups_create_root(void);
 /* Detach, empty and remove every cgroup created, then the bench cgroup. */

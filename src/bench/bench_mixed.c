@@ -25,6 +25,15 @@
  * wanted coverage (bench_interval.h); not against a best one picked from
  * the same rounds, whose maximum of noisy medians would favour it.
  *
+ * --stock: for a kernel without the series, where a hardware MMU can show
+ * what a per-workload choice earns (the machines this builds on run one):
+ * no policy, and one more column in its place, the per-workload split a
+ * stock kernel allows: a madvise host where only the batch advises its
+ * array (MADV_HUGEPAGE), compared with each global setting as a policy
+ * is. A cgroup2 hierarchy without the memory controller will do there
+ * (a host with memory on cgroup v1): then no node limit, and the faults
+ * are each workload's own (getrusage, /proc/PID/stat).
+ *
  * Sizes for TCG: QEMU's soft TLB does not reward large folios, so the
  * differences have to come from what TCG does model: page faults (a 2M
  * folio is one fault for 512 4K pages of the batch's fill), zeroing
@@ -41,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "bench_common.h"
@@ -49,8 +59,8 @@
 #include "parse.h"
 
 enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
-/* the static modes and one column per --sizes size */
-#define MX_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST)
+/* the static modes, one column per --sizes size and --stock's split */
+#define MX_MAX_COLS		(BENCH_NR_MODES + BENCH_MAX_LIST + 1)
 /*
  * mixed's own defaults for the options not given: sized so that under TCG
  * on 2 vCPUs every workload has a throughput in every column of one 20 s
@@ -80,6 +90,9 @@ static const char *const mx_units[MX_NR] = { "requests/s", "updates/s", "pipelin
 /* The end of the round's window (CLOCK_MONOTONIC ns), set before the
  * batch and small children are forked: they inherit it. */
 static __u64 mx_deadline_ns;
+/* the batch's madvise() advice for its array (0: none), set before it is
+ * forked: MADV_HUGEPAGE in --stock's split column */
+static int mx_batch_advice;
 
 /* one column in one round */
 struct mx_run {
@@ -116,6 +129,7 @@ static struct {
 	int ncols;
 	char col_names[MX_MAX_COLS][64];
 	__u64 col_size[MX_MAX_COLS];		/* a size alone: its size */
+	int split_col;				/* --stock's split, or -1 */
 	bool skip[MX_MAX_COLS];			/* a policy refused: why */
 	char skip_note[MX_MAX_COLS][512];
 	__u64 node_high;
@@ -124,8 +138,11 @@ static struct {
 	struct mx_cell cells[MX_MAX_COLS];
 } mx;
 
+/* a global setting: what a policy, or --stock's split, is compared with */
 static bool col_static(int col)
 {
+	if (col == mx.split_col)
+		return false;
 	return col >= BENCH_NR_MODES || bench_mode_static(col);
 }
 
@@ -135,7 +152,8 @@ static bool col_static(int col)
 static int batch_run(const struct bench_opts *o, struct wl_result *res)
 {
 	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns(), n = 0;
-	__u64 *table = bench_wl_array_fill(o->wl_array_size, &seed, &res->fill_secs);
+	__u64 *table = bench_wl_array_fill(o->wl_array_size, mx_batch_advice, &seed,
+					   &res->fill_secs);
 
 	if (!table) {
 		res->err = errno;
@@ -303,6 +321,10 @@ static const struct wl_kind mx_kinds[MX_NR] = {
 
 static int col_set_thp(int col)
 {
+	if (col == mx.split_col)
+		return bench_set_thp("madvise") ?
+		       mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set every size to madvise in %s",
+				     MTHPCTL_THP_DIR) : 0;
 	if (col < BENCH_NR_MODES)
 		return bench_mode_set_thp(col, mx.o);
 	return bench_set_thp_only(mx.col_size[col] >> 10);
@@ -333,7 +355,7 @@ static int mx_round(int col, struct mx_run *r)
 	bench_start_state_read(&r->settled);
 	err = bench_cg_create("mixed", parent, sizeof(parent));
 	snprintf(high, sizeof(high), "%llu", (unsigned long long)mx.node_high);
-	if (!err)
+	if (!err && mx.node_high)
 		err = bench_cg_write(parent, "memory.high", high);
 	for (w = 0; w < MX_NR && !err; w++) {
 		char name[64];
@@ -347,6 +369,7 @@ static int mx_round(int col, struct mx_run *r)
 	if (ret || mx.skip[col])
 		goto out;
 	bench_memstat_read(parent, &ms0);
+	mx_batch_advice = col == mx.split_col ? MADV_HUGEPAGE : 0;
 	ret = bench_wl_start(o, &mx_kinds[MX_SERVICE], cg[MX_SERVICE], &l[MX_SERVICE]);
 	mx_deadline_ns = bench_now_ns() + o->mx_window_ns;
 	for (w = MX_BATCH; w < MX_NR && !ret; w++)
@@ -540,7 +563,10 @@ static void mx_json_config(struct jw *w, const struct bench_opts *o)
 		jw_str(w, mx_names[i]);
 	jw_arr_close(w);
 	jw_kdouble(w, "window_s", o->mx_window_ns / 1e9);
+	/* 0: no node limit (--stock without the memory controller) */
 	jw_ku64(w, "node_high", mx.node_high);
+	jw_kbool(w, "stock", o->stock);
+	jw_kbool(w, "memory_controller", bench_cgroups_memory());
 	jw_ku64(w, "keys", o->keys);
 	jw_ku64(w, "value_size", o->value_size);
 	jw_ku64(w, "clients", o->clients);
@@ -621,8 +647,10 @@ static void mx_json_body(struct jw *w, void *ctx)
 		jw_obj_open(w);
 		jw_kstr(w, "mode", mx.col_names[col]);
 		jw_kbool(w, "static", col_static(col));
-		if (col >= BENCH_NR_MODES)
+		if (col >= BENCH_NR_MODES && col != mx.split_col)
 			jw_ku64(w, "size_alone", mx.col_size[col]);
+		if (col == mx.split_col)
+			jw_kstr(w, "split", "madvise host, the batch advises its array");
 		jw_ku64(w, "rounds", c->n);
 		if (!col_static(col))
 			json_vs_each_global(w, col);
@@ -648,17 +676,20 @@ static void mx_json_body(struct jw *w, void *ctx)
 static void mx_text_headline(void *ctx)
 {
 	const struct bench_opts *o = mx.o;
-	char a[32], b[32], h[32];
+	char a[32], b[32], h[32], limit[64] = "with no node limit (no memory controller)";
 
 	(void)ctx;
-	printf("a service (redis SET, %llu keys of %s), a batch job "
+	if (mx.node_high)
+		snprintf(limit, sizeof(limit), "under memory.high=%s of their parent",
+			 mthpctl_format_size(mx.node_high, h, sizeof(h)));
+	printf("%sa service (redis SET, %llu keys of %s), a batch job "
 	       "(%s written in random order, then updated at random) and %u concurrent pipelines "
-	       "of small programs at once under memory.high=%s of their parent, each over a "
+	       "of small programs at once %s, each over a "
 	       "%.0f s window; median of %u rounds [interval] coverage",
+	       o->stock ? "stock kernel, global settings only: " : "",
 	       (unsigned long long)o->keys, mthpctl_format_size(o->value_size, a, sizeof(a)),
 	       mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
-	       o->wl_pipelines, mthpctl_format_size(mx.node_high, h, sizeof(h)),
-	       o->mx_window_ns / 1e9, mx.rounds.started);
+	       o->wl_pipelines, limit, o->mx_window_ns / 1e9, mx.rounds.started);
 }
 
 /* A policy column against each global setting, and the claims they allow. */
@@ -749,8 +780,13 @@ static void mx_text_body(void *ctx)
 			snprintf(label, sizeof(label), "%s %s", mx.col_names[col], mx_names[k]);
 			bench_print_folios(label, &mx.cells[col].folios[k]);
 		}
-	printf("(under TCG the soft TLB does not reward large folios: the times show faults, "
-	       "zeroing and reclaim)\n");
+	if (mx.o->stock)
+		printf("(a stock kernel: no policy ran; %s is the per-workload choice such a kernel "
+		       "allows, a madvise host where only the batch advises its array)\n",
+		       mx.col_names[mx.split_col]);
+	else
+		printf("(under TCG the soft TLB does not reward large folios: the times show "
+		       "faults, zeroing and reclaim)\n");
 	bench_print_interval_legend();
 }
 
@@ -778,6 +814,11 @@ static int mx_init(struct bench_opts *o)
 	 * folios add are more, so the limit binds */
 	mx.node_high = o->mx_node_high ? o->mx_node_high : o->wl_array_size + o->keys * o->value_size;
 	mx.ncols = BENCH_NR_MODES + n;
+	mx.split_col = -1;
+	if (o->stock) {
+		mx.split_col = mx.ncols++;
+		snprintf(mx.col_names[mx.split_col], sizeof(mx.col_names[0]), "madvise+batch");
+	}
 	for (i = 0; i < BENCH_NR_MODES; i++)
 		snprintf(mx.col_names[i], sizeof(mx.col_names[i]), "%s", bench_mode_name(i, o));
 	for (i = 0; i < n; i++) {
@@ -811,6 +852,15 @@ int bench_mixed(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
+	if (!bench_cgroups_memory()) {
+		if (o->mx_node_high) {
+			bench_restore();
+			return mthpctl_error(MTHPCTL_EXIT_CGROUP,
+					     "--node-high: no memory controller in the cgroup2 "
+					     "hierarchy of %s: drop --node-high", o->cgroup);
+		}
+		mx.node_high = 0;
+	}
 	/* redis-server's --dir: empty, so it loads no dump.rdb of anyone's */
 	snprintf(mx.tmpdir, sizeof(mx.tmpdir), "%s/mthpctl-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(mx.tmpdir)) {
@@ -831,5 +881,7 @@ int bench_mixed(struct bench_opts *o)
 	report.interrupted = ret == -EINTR;
 	report.notes[0] = mx.skip[BENCH_POLICY] ? mx.skip_note[BENCH_POLICY] : NULL;
 	report.notes[1] = mx.skip[BENCH_SIMPLE] ? mx.skip_note[BENCH_SIMPLE] : NULL;
+	report.notes[2] = o->stock ? "a stock kernel: global settings and the madvise split, "
+				     "no policy" : NULL;
 	return bench_report(o, &report);
 }

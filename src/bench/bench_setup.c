@@ -41,7 +41,7 @@ int bench_setup(const struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "%s/enabled: %s (kernel without transparent huge pages?)",
 				     MTHPCTL_THP_DIR, strerror(errno));
-	ret = bench_cgroups_prepare(o->cgroup);
+	ret = bench_cgroups_prepare(o->cgroup, o->stock);
 	if (ret)
 		return ret;
 	bench_self_thp_off();

@@ -80,7 +80,7 @@ static int shell_run(const struct bench_opts *o, struct wl_result *res)
 
 /* gups: the fill in random order (a Fisher-Yates permutation of the pages),
  * every word of a page written when its turn comes, then random updates */
-__u64 *bench_wl_array_fill(__u64 size, __u64 *seed, double *fill_secs)
+__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, double *fill_secs)
 {
 	__u64 npages = size / WL_PAGE, i, j, w, t0;
 	__u64 *table;
@@ -100,8 +100,10 @@ __u64 *bench_wl_array_fill(__u64 size, __u64 *seed, double *fill_secs)
 		order[j] = tmp;
 	}
 	table = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (table == MAP_FAILED) {
+	if (table == MAP_FAILED || (advice && madvise(table, size, advice))) {
 		i = errno;
+		if (table != MAP_FAILED)
+			munmap(table, size);
 		free(order);
 		errno = i;
 		return NULL;
@@ -132,7 +134,7 @@ void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed)
 static int gups_run(const struct bench_opts *o, struct wl_result *res)
 {
 	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns();
-	__u64 *table = bench_wl_array_fill(o->wl_array_size, &seed, &res->fill_secs);
+	__u64 *table = bench_wl_array_fill(o->wl_array_size, 0, &seed, &res->fill_secs);
 
 	if (!table) {
 		res->err = errno;

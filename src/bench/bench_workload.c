@@ -36,6 +36,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -47,6 +48,32 @@
 #define WL_MAX_FD	1024	/* mthpctl opens far fewer */
 
 /* --- one run ------------------------------------------------------------ */
+
+static __u64 rusage_faults(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) ? 0 : (__u64)ru.ru_minflt + ru.ru_majflt;
+}
+
+/* A server's page faults so far (minflt and majflt of /proc/PID/stat; 0
+ * if it is gone) */
+static __u64 proc_faults(pid_t pid)
+{
+	unsigned long long minflt = 0, majflt = 0;
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (mthpctl_read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	/* after the command's closing parenthesis: state ppid pgrp session
+	 * tty_nr tpgid flags minflt cminflt majflt */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt,
+			 &majflt) != 2)
+		return 0;
+	return minflt + majflt;
+}
 
 static int wl_child(void *arg)
 {
@@ -62,6 +89,7 @@ static int wl_child(void *arg)
 			close(fd);
 	res.start_anon = bench_self_anon_bytes();
 	a->k->run(a->o, &res);
+	res.faults = rusage_faults(RUSAGE_SELF) + rusage_faults(RUSAGE_CHILDREN);
 	if (write(a->res_fd, &res, sizeof(res)) != sizeof(res))
 		return 1;
 	while (read(a->hold_fd, &c, 1) > 0)	/* hold the memory until EOF */
@@ -139,6 +167,7 @@ int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run
 	r->current = cs.current;
 	bench_cg_folios(l->cg, &r->folios);
 	if (l->k->serve) {
+		l->res.faults = proc_faults(l->pid);
 		bench_kill(l->pid);	/* a server does not end by itself */
 	} else {
 		close(l->hold_wr);	/* release it */
@@ -150,7 +179,8 @@ int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run
 	r->peak = cs.peak;
 	bench_memstat_read(l->cg, &ms1);
 	bench_memstat_delta(&l->ms0, &ms1, &r->ms);
-	r->pgfault = cg_pgfault(l->cg) - l->pf0;
+	/* the cgroup's count (its children's children too) where there is one */
+	r->pgfault = bench_cgroups_memory() ? cg_pgfault(l->cg) - l->pf0 : l->res.faults;
 	bench_counters_read(&after);
 	bench_counters_delta(&l->before, &after, &d);
 	r->mthp_allocs = 0;

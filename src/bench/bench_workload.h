@@ -24,6 +24,10 @@ struct wl_result {
 	double p99_ms;		/* mixed's service: the median of its batches' p99 */
 	int err;		/* errno of a failure, 0 */
 	__u64 start_anon;	/* the child's anonymous bytes when it began */
+	/* page faults of the child and the descendants it waited for
+	 * (getrusage): the workload's faults where no memory.stat counts
+	 * them (bench mixed --stock without the memory controller) */
+	__u64 faults;
 };
 
 /* A workload: its name (the BENCHMARK word), how it runs, its options in
@@ -68,10 +72,11 @@ unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned
 /* the seed of the array's fill order and updates: every run and mode
  * touches the same pages in the same order */
 #define BENCH_WL_ARRAY_SEED	0x67757073ULL	/* "gups" */
-/* gups' array (bench mixed's batch job): size bytes mapped and written
- * once per 4K page, every word, in a random order from *seed; the time of
- * the writes in *fill_secs. The array, or NULL with errno. */
-__u64 *bench_wl_array_fill(__u64 size, __u64 *seed, double *fill_secs);
+/* gups' array (bench mixed's batch job): size bytes mapped (madvise()d
+ * with advice unless 0: MADV_HUGEPAGE for mixed --stock's split) and
+ * written once per 4K page, every word, in a random order from *seed; the
+ * time of the writes in *fill_secs. The array, or NULL with errno. */
+__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, double *fill_secs);
 /* n random read-modify-write updates of the array's 8-byte words */
 void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed);
 

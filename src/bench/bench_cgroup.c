@@ -74,17 +74,17 @@ static int check_cgroup_parent(const char *cg, bool memory_optional, bool *memor
 	dirname(parent);
 	r = mthpctl_cgroup_check(parent, &mthpctl_real_fsops, &id, &e);
 	if (r != MTHPCTL_CG_OK)
-		return mthpctl_error(MTHPCTL_EXIT_CGROUP,
-				     "%s (bench needs a cgroup2 hierarchy with the memory controller)",
-				     mthpctl_cgroup_describe(parent, r, e, msg, sizeof(msg)));
+		return mthpctl_error(MTHPCTL_EXIT_CGROUP, "%s (bench needs a cgroup2 hierarchy%s)",
+				     mthpctl_cgroup_describe(parent, r, e, msg, sizeof(msg)),
+				     memory_optional ? "" : " with the memory controller");
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", parent);
 	*memory = mthpctl_read_file(path, buf, sizeof(buf)) >= 0 && mthpctl_has_word(buf, "memory");
 	if (*memory || memory_optional)
 		return 0;
 	return mthpctl_error(MTHPCTL_EXIT_CGROUP,
 			     "no cgroup2 memory controller in %s (is memory on a cgroup v1 "
-			     "hierarchy? boot with cgroup_no_v1=memory, or run `make bench` in the VM)",
-			     parent);
+			     "hierarchy? boot with cgroup_no_v1=memory, or run `make bench` in the VM; "
+			     "mixed --stock without --node-high runs without one)", parent);
 }
 
 int bench_cgroups_prepare(const char *root, bool memory_optional)

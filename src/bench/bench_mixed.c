@@ -852,15 +852,8 @@ int bench_mixed(struct bench_opts *o)
 	ret = bench_setup(o);
 	if (ret)
 		return ret;
-	if (!bench_cgroups_memory()) {
-		if (o->mx_node_high) {
-			bench_restore();
-			return mthpctl_error(MTHPCTL_EXIT_CGROUP,
-					     "--node-high: no memory controller in the cgroup2 "
-					     "hierarchy of %s: drop --node-high", o->cgroup);
-		}
-		mx.node_high = 0;
-	}
+	if (!bench_cgroups_memory())
+		mx.node_high = 0;	/* --stock without it: no node limit */
 	/* redis-server's --dir: empty, so it loads no dump.rdb of anyone's */
 	snprintf(mx.tmpdir, sizeof(mx.tmpdir), "%s/mthpctl-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(mx.tmpdir)) {

@@ -41,7 +41,9 @@ int bench_setup(const struct bench_opts *o)
 		return mthpctl_error(MTHPCTL_EXIT_UNSUPPORTED,
 				     "%s/enabled: %s (kernel without transparent huge pages?)",
 				     MTHPCTL_THP_DIR, strerror(errno));
-	ret = bench_cgroups_prepare(o->cgroup, o->stock);
+	/* mixed --stock measures without a node limit where there is no
+	 * memory controller, unless --node-high asks for one */
+	ret = bench_cgroups_prepare(o->cgroup, o->stock && !o->mx_node_high);
 	if (ret)
 		return ret;
 	bench_self_thp_off();

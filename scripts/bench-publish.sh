@@ -8,7 +8,8 @@
 # host and VM settings), starts.jsonl (free 2 MiB blocks and swap as each
 # benchmark started), each benchmark's JSON (every round's figures),
 # the demo's timeline and the PNG plots; not bench.json, which only
-# gathers the others, nor the text tables and logs.
+# gathers the others, nor the text tables and logs. Then RESULTS.md, every
+# figure of the JSON as tables (scripts/bench-results.py), written there.
 # Then: scripts/bench-table.py tests/results/RUN-ID prints README's
 # results table, and `make check-docs` checks README against the newest
 # published run.
@@ -51,5 +52,8 @@ trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 mv -T "$tmp" "$dest"
 trap - EXIT
-echo "bench-publish: run $id: ${#files[@]} files, $kib KiB in $dest"
+# every figure of the JSON as tables, the document prose quotes from
+"$top/scripts/bench-results.py" --write "$dest" ||
+	{ rm -rf "$dest"; die "$dest: scripts/bench-results.py failed: not published"; }
+echo "bench-publish: run $id: ${#files[@]} files, $kib KiB in $dest, and RESULTS.md"
 echo "next: scripts/bench-table.py $dest, into README's Results table; commit both"

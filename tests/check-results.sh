@@ -7,6 +7,8 @@
 #     (tests/fixtures/bench-table: its README), its --check on a README
 #     with that table (passes), with one figure changed and with no table
 #     (fail, 1), and on a folder that is no run (2);
+#   - bench-results.py (RESULTS.md) on a copy of the fixture: --check passes
+#     on what --write wrote, fails on a changed figure or a changed JSON;
 #   - bench-publish.sh on a copy of the fixture: refuses an unfinished run,
 #     copies JSON and plots only, refuses to publish a run twice;
 #   - when a run is published: README's table against the newest one
@@ -60,6 +62,22 @@ mkdir "$tmp/empty"
 status 2 "a folder that is no run" "$table" "$tmp/empty"
 status 2 "no run folder given" "$table" --check
 
+# bench-results.py: RESULTS.md written from the fixture's JSON, then
+# checked against it; a changed figure, or a changed JSON, fails --check
+results=$top/scripts/bench-results.py
+cp -r "$fixture/synthetic-run" "$tmp/results-run"
+status 0 "bench-results --write" "$results" --write "$tmp/results-run"
+status 0 "bench-results --check, as written" "$results" --check "$tmp/results-run"
+grep -q '0.959 \[0.862..1.082\] 75% unranked' "$tmp/results-run/RESULTS.md" &&
+	ok "RESULTS.md gives a 3-round ratio its 75% and no ranking" ||
+	fail "RESULTS.md lacks the fixture's '0.959 [0.862..1.082] 75% unranked'"
+sed -i 's/0\.959 \[0\.862/0.960 [0.862/' "$tmp/results-run/RESULTS.md"
+status 1 "bench-results --check, one figure changed" "$results" --check "$tmp/results-run"
+"$results" --write "$tmp/results-run" >/dev/null 2>&1
+sed -i 's/"run": 6/"run": 5/' "$tmp/results-run/mixed.json"
+status 1 "bench-results --check, the JSON changed since" "$results" --check "$tmp/results-run"
+status 2 "bench-results, a folder that is no run" "$results" "$tmp/empty"
+
 # bench-publish.sh into a temporary results folder
 run=$tmp/20261128T000000Z
 cp -r "$fixture/synthetic-run" "$run"
@@ -69,9 +87,9 @@ status 1 "publish: a run without bench.json (unfinished)" \
 echo '{}' >"$run/bench.json"
 printf 'PNG' >"$run/bench-redis.png"
 status 0 "publish: a finished run" env BENCH_RESULTS_DIR="$tmp/results" "$publish" "$run"
-want=$(cd "$run" && ls -- *.json *.png | grep -vx bench.json | sort | tr '\n' ' ')
+want=$( (cd "$run" && ls -- *.json *.png | grep -vx bench.json; echo RESULTS.md) | sort | tr '\n' ' ')
 got=$(ls "$tmp/results/20261128T000000Z" 2>/dev/null | sort | tr '\n' ' ')
-[ "$got" = "$want" ] && ok "publish: JSON and plots only, not bench.json: $got" ||
+[ "$got" = "$want" ] && ok "publish: JSON, plots and RESULTS.md only, not bench.json: $got" ||
 	fail "publish: copied '$got', want '$want'"
 status 1 "publish: the same run again" env BENCH_RESULTS_DIR="$tmp/results" "$publish" "$run"
 status 2 "publish: no run folder given" "$publish"

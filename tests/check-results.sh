@@ -3,7 +3,8 @@
 # Part of `make check-docs`: README's results table is generated from a
 # published run (tests/results/RUN-ID/, scripts/bench-publish.sh) by
 # scripts/bench-table.py.
-#   - the generator against its fixture, a synthetic run folder
+#   - the generator against its fixtures, a synthetic run folder and a
+#     synthetic anchor run (synthetic-stock, make bench-stock's layout)
 #     (tests/fixtures/bench-table: its README), its --check on a README
 #     with that table (passes), with one figure changed and with no table
 #     (fail, 1), and on a folder that is no run (2);
@@ -58,6 +59,25 @@ else
 fi
 grep -v '^|' "$fixture/readme-with-table.md" >"$tmp/none.md"
 status 1 "--check, README without a table" "$table" --check "$fixture/synthetic-run" "$tmp/none.md"
+# the anchor's table (make bench-stock): from its fixture, and beside the
+# run's table in the same README
+if "$table" "$fixture/synthetic-stock" >"$tmp/anchor.md" &&
+   diff -u "$fixture/expected-anchor-table.md" "$tmp/anchor.md" >"$tmp/diff"; then
+	ok "the anchor fixture's table is the expected one"
+else
+	fail "the anchor fixture's table differs from tests/fixtures/bench-table/expected-anchor-table.md:"
+	head -n 20 "$tmp/diff"
+fi
+status 0 "--check, the anchor's table beside the run's" \
+	"$table" --check "$fixture/synthetic-stock" "$fixture/readme-with-table.md"
+sed 's/| 1.160 \[1.100..1.190\] 96.9% |$/| 1.161 [1.100..1.190] 96.9% |/' \
+	"$fixture/readme-with-table.md" >"$tmp/anchor-changed.md"
+if cmp -s "$tmp/anchor-changed.md" "$fixture/readme-with-table.md"; then
+	fail "the fixture README has no anchor cell '1.160 [1.100..1.190] 96.9%' to change"
+else
+	status 1 "--check, one anchor figure changed" \
+		"$table" --check "$fixture/synthetic-stock" "$tmp/anchor-changed.md"
+fi
 mkdir "$tmp/empty"
 status 2 "a folder that is no run" "$table" "$tmp/empty"
 status 2 "no run folder given" "$table" --check

@@ -354,3 +354,40 @@ int bench_policy_counters(const char *cg, struct mthpctl_counters *c)
 	close(fd);
 	return err;
 }
+
+int bench_policy_decisions(const char *cg, struct bench_decisions *d)
+{
+	struct mthpctl_counters pc;
+	int t, why, err;
+
+	memset(d, 0, sizeof(*d));
+	err = bench_policy_counters(cg, &pc);
+	if (err)
+		return err;
+	d->have = true;
+	for (t = 0; t < MTHPCTL_NR_TVA; t++) {
+		d->calls += pc.calls[t];
+		for (why = 0; why < MTHPCTL_NR_REASON; why++)
+			d->fallbacks[why] += pc.fallbacks[why][t];
+	}
+	return 0;
+}
+
+void bench_decisions_median(const struct bench_decisions *runs, int n,
+			    struct bench_decisions *out)
+{
+	__u64 v[BENCH_ROUNDS_MAX];
+	int i, k, m;
+
+	memset(out, 0, sizeof(*out));
+	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
+		for (i = 0, m = 0; i < n && m < BENCH_ROUNDS_MAX; i++)
+			if (runs[i].have)
+				v[m++] = k < 0 ? runs[i].calls : runs[i].fallbacks[k];
+		if (k < 0)
+			out->calls = bench_median_u64(v, m);
+		else
+			out->fallbacks[k] = bench_median_u64(v, m);
+		out->have = m > 0;
+	}
+}

@@ -26,6 +26,7 @@
 #include <linux/types.h>
 
 #include "bench_calc.h"
+#include "mthp_stats.h"
 #include "mthpctl.h"
 #include "sysfs.h"
 
@@ -292,8 +293,20 @@ int bench_selected_modes(const struct bench_opts *o, int sel[BENCH_NR_MODES]);
 void bench_policy_detach(const char *cg);
 /* The counters of the policy attached to cg (its pinned totals, summed over
  * CPUs): what it decided during a run. 0 or -errno. */
-struct mthpctl_counters;
 int bench_policy_counters(const char *cg, struct mthpctl_counters *c);
+/* What a policy decided over a run, from its own counters summed over the
+ * tva types: its calls, and its fallbacks to 4 KiB by reason (a fresh
+ * policy per run: its counters are the run's). */
+struct bench_decisions {
+	bool have;			/* read (a policy was attached) */
+	__u64 calls, fallbacks[MTHPCTL_NR_REASON];
+};
+/* The decisions of the policy attached to cg so far (d->have false when
+ * there is none). 0 or -errno. */
+int bench_policy_decisions(const char *cg, struct bench_decisions *d);
+/* The medians over the n runs that have them (out->have: any had). */
+void bench_decisions_median(const struct bench_decisions *runs, int n,
+			    struct bench_decisions *out);
 
 /* --- bench_measure.c: counters, cgroup figures, folios ---------------- */
 
@@ -382,6 +395,10 @@ void bench_json_vs_each_static(struct jw *w, const char *ratio_key, const char *
 			       const struct bench_spread *ratio, int nr, const struct bench_tally *t);
 void bench_print_vs_each_static(const char *title, const char *const names[],
 				const struct bench_spread *ratio, int nr, const struct bench_tally *t);
+/* "KEY": {"calls", "fallbacks": {REASON: n...}}, or null without them. */
+void bench_json_decisions(struct jw *w, const char *key, const struct bench_decisions *d);
+/* Text: "  LABEL  N calls, fell back: REASON n ..." (nothing without them). */
+void bench_print_decisions(const char *label, const struct bench_decisions *d);
 /* "folio_bytes": [{"size_kb", "bytes"}...], "pmd_bytes" (medians of runs). */
 void bench_json_folios(struct jw *w, const struct bench_folios *f);
 /* "mthp": [{"size_kb", "anon_fault_alloc", ...}...] (per-size counters). */

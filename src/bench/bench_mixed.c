@@ -100,6 +100,9 @@ struct mx_run {
 	struct wl_run w[MX_NR];
 	struct bench_cgstat node;	/* the parent's, at the end */
 	struct bench_memstat node_ms;	/* the parent's memory.stat delta */
+	/* the policy's own counters over the window (policy, simple): its
+	 * decisions for the three workloads together */
+	struct bench_decisions dec;
 	/* at the run's start: as the run before left it, and settled */
 	struct bench_start_state found, settled;
 };
@@ -118,6 +121,7 @@ struct mx_cell {
 	struct bench_folios folios[MX_NR];
 	struct bench_memstat ms[MX_NR], node_ms;
 	double node_high_events, node_peak;
+	struct bench_decisions dec;	/* medians of the rounds */
 	/* medians at the runs' starts: free 2M blocks and swap in use as the
 	 * run before left them, free 2M blocks settled */
 	double found_pmd_blocks, found_swap_used, free_pmd_blocks;
@@ -379,6 +383,8 @@ static int mx_round(int col, struct mx_run *r)
 	for (w = 0; w < MX_NR && !ret; w++)
 		ret = bench_wl_finish(o, &l[w], &r->w[w]);
 	if (!ret) {
+		if (!col_static(col))
+			bench_policy_decisions(parent, &r->dec);
 		bench_cgstat_read(parent, &r->node);
 		bench_memstat_read(parent, &ms1);
 		bench_memstat_delta(&ms0, &ms1, &r->node_ms);
@@ -422,6 +428,7 @@ static void cell_compute(int col, int rounds)
 	double a[WL_MAX_REPEATS], b[WL_MAX_REPEATS], d[WL_MAX_REPEATS], e[WL_MAX_REPEATS];
 	struct bench_folios fo[WL_MAX_REPEATS];
 	struct bench_memstat ms[WL_MAX_REPEATS];
+	struct bench_decisions dec[WL_MAX_REPEATS];
 	int rep, w, n;
 
 	memset(c, 0, sizeof(*c));
@@ -457,8 +464,10 @@ static void cell_compute(int col, int rounds)
 		b[n] = x->w[MX_BATCH].fill_secs;
 		d[n] = x->node.high_events;
 		e[n] = x->node.peak;
+		dec[n] = x->dec;
 		ms[n++] = x->node_ms;
 	}
+	bench_decisions_median(dec, n, &c->dec);
 	bench_spread(a, n, &c->p99);
 	bench_spread(b, n, &c->fill);
 	c->node_high_events = bench_median(d, n);
@@ -654,6 +663,8 @@ static void mx_json_body(struct jw *w, void *ctx)
 		jw_ku64(w, "rounds", c->n);
 		if (!col_static(col))
 			json_vs_each_global(w, col);
+		if (c->dec.have)
+			bench_json_decisions(w, "policy_decisions", &c->dec);
 		jw_kdouble(w, "free_pmd_blocks_at_start", c->free_pmd_blocks);
 		jw_kdouble(w, "free_pmd_blocks_found", c->found_pmd_blocks);
 		jw_kdouble(w, "swap_used_found", c->found_swap_used);
@@ -771,6 +782,15 @@ static void mx_text_body(void *ctx)
 		printf("%-16s %-20s %-28s %-26s %-14.0f %-20s %.1f\n", mx.col_names[col], s1, s2, s3,
 		       c->node_high_events, s4, c->found_swap_used / 1048576);
 	}
+	for (col = 0; col < mx.ncols; col++)
+		if (mx.cells[col].n && mx.cells[col].dec.have) {
+			printf("policy decisions per round (median; the policy's own counters, the "
+			       "three workloads together):\n");
+			break;
+		}
+	for (col = 0; col < mx.ncols; col++)
+		if (mx.cells[col].n)
+			bench_print_decisions(mx.col_names[col], &mx.cells[col].dec);
 	printf("anon folios of the service and the batch while they hold their memory (MiB by "
 	       "size, median):\n");
 	for (col = 0; col < mx.ncols; col++)

@@ -289,23 +289,6 @@ static int client_run(struct redis_ctx *c, struct redis_one *x, char *out, size_
 	return 0;
 }
 
-/* The policy's counters over the run (a fresh policy per run: its counters
- * are this run's). */
-static void policy_decisions(const char *cg, struct redis_run *r)
-{
-	struct mthpctl_counters pc;
-	int t, why;
-
-	if (bench_policy_counters(cg, &pc))
-		return;
-	r->have_dec = true;
-	for (t = 0; t < MTHPCTL_NR_TVA; t++) {
-		r->calls += pc.calls[t];
-		for (why = 0; why < MTHPCTL_NR_REASON; why++)
-			r->fallbacks[why] += pc.fallbacks[why][t];
-	}
-}
-
 /* --settle: redis idle, holding its data, for o->settle_ns; then its
  * folios again (khugepaged may collapse what was faulted in small folios,
  * auto's start-up memory). */
@@ -371,7 +354,7 @@ static int redis_one(struct redis_ctx *c, int col, __u64 high, bool shipped, str
 	bench_memstat_delta(&vm0, &vm1, &vmd);
 	r->global_pswpout = vmd.v[BENCH_MS_PSWPOUT];
 	if (!bench_mode_static(col_mode(col)))
-		policy_decisions(x.cg, r);
+		bench_policy_decisions(x.cg, &r->dec);
 	/* the folios of redis-server while it still holds the data */
 	err = bench_cg_folios(x.cg, &r->folios);
 	if (err && !o->quiet)

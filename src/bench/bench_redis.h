@@ -35,8 +35,7 @@ struct redis_run {
 	__u64 global_pswpout;		/* /proc/vmstat pswpout delta */
 	double secs;
 	/* the policy's own counters over the run (policy and cap modes) */
-	bool have_dec;
-	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* summed over tva types */
+	struct bench_decisions dec;
 };
 
 struct redis_cell {		/* one mode at one level: medians */
@@ -61,8 +60,7 @@ struct redis_cell {		/* one mode at one level: medians */
 	struct bench_memstat ms;
 	__u64 large_swp_pages, global_pswpout;
 	bool swp_agree;
-	int n_dec;				/* runs with the policy's counters */
-	__u64 calls, fallbacks[MTHPCTL_NR_REASON];	/* medians */
+	struct bench_decisions dec;		/* medians of the runs with them */
 };
 
 /* What the runner found besides the runs: the columns, the policies it

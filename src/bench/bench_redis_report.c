@@ -21,6 +21,7 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	struct bench_folios shipped[REDIS_MAX_REPEATS];
 	double shipped_rps[REDIS_MAX_REPEATS];
 	struct bench_memstat ms[REDIS_MAX_REPEATS];
+	struct bench_decisions dec[REDIS_MAX_REPEATS];
 	int i, j, s, k;
 
 	memset(c, 0, sizeof(*c));
@@ -79,18 +80,10 @@ static void make_cell(struct redis_run *runs, int n, struct redis_cell *c)
 	bench_folios_median(shipped, c->n_shipped, &c->shipped_folios);
 	c->shipped_rps = bench_median(shipped_rps, c->n_shipped);
 	bench_memstat_median(ms, c->n, &c->ms);
-	for (k = -1; k < MTHPCTL_NR_REASON; k++) {
-		int m = 0;
-
-		for (j = 0; j < n; j++)
-			if (runs[j].done && runs[j].have_dec)
-				cnt[m++] = k < 0 ? runs[j].calls : runs[j].fallbacks[k];
-		if (k < 0)
-			c->calls = bench_median_u64(cnt, m);
-		else
-			c->fallbacks[k] = bench_median_u64(cnt, m);
-		c->n_dec = m;
-	}
+	for (j = 0, k = 0; j < n; j++)
+		if (runs[j].done)
+			dec[k++] = runs[j].dec;
+	bench_decisions_median(dec, k, &c->dec);
 	/* counters: per size, the median of the per-run deltas */
 	for (i = 0; i < n && !runs[i].done; i++)
 		;
@@ -373,21 +366,7 @@ static void redis_json_body(struct jw *w, void *ctx)
 				jw_null(w);
 			jw_kbool(w, "agree", x->swp_agree);
 			jw_obj_close(w);
-			jw_key(w, "policy_decisions");
-			if (x->n_dec) {
-				int why;
-
-				jw_obj_open(w);
-				jw_ku64(w, "calls", x->calls);
-				jw_key(w, "fallbacks");
-				jw_obj_open(w);
-				for (why = 1; why < MTHPCTL_NR_REASON; why++)
-					jw_ku64(w, mthpctl_reason_name(why), x->fallbacks[why]);
-				jw_obj_close(w);
-				jw_obj_close(w);
-			} else {
-				jw_null(w);
-			}
+			bench_json_decisions(w, "policy_decisions", &x->dec);
 			jw_obj_close(w);
 		}
 		jw_arr_close(w);
@@ -491,20 +470,8 @@ static void redis_text_body(void *ctx)
 			if (CELL(l, m).n)
 				bench_print_memstat(redis_col_name(c, m), &CELL(l, m).ms);
 		printf("policy decisions per run (median; the policy's own counters):\n");
-		for (m = 0; m < c->ncols; m++) {
-			struct redis_cell *x = &CELL(l, m);
-			int why;
-
-			if (!x->n_dec)
-				continue;
-			printf("  %-14s %llu calls, fell back:", redis_col_name(c, m),
-			       (unsigned long long)x->calls);
-			for (why = 1; why < MTHPCTL_NR_REASON; why++)
-				if (x->fallbacks[why])
-					printf(" %s %llu", mthpctl_reason_name(why),
-					       (unsigned long long)x->fallbacks[why]);
-			printf("\n");
-		}
+		for (m = 0; m < c->ncols; m++)
+			bench_print_decisions(redis_col_name(c, m), &CELL(l, m).dec);
 		printf("mTHP per run, global counters (size alloc/fallback/swpout):\n");
 		for (m = 0; m < c->ncols; m++)
 			if (CELL(l, m).n)

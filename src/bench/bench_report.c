@@ -313,6 +313,39 @@ void bench_print_interval_legend(void)
 	       BENCH_COVERAGE_WANTED_STR, BENCH_COVERAGE_WANTED_STR);
 }
 
+void bench_json_decisions(struct jw *w, const char *key, const struct bench_decisions *d)
+{
+	int why;
+
+	jw_key(w, key);
+	if (!d->have) {
+		jw_null(w);
+		return;
+	}
+	jw_obj_open(w);
+	jw_ku64(w, "calls", d->calls);
+	jw_key(w, "fallbacks");
+	jw_obj_open(w);
+	for (why = 1; why < MTHPCTL_NR_REASON; why++)
+		jw_ku64(w, mthpctl_reason_name(why), d->fallbacks[why]);
+	jw_obj_close(w);
+	jw_obj_close(w);
+}
+
+void bench_print_decisions(const char *label, const struct bench_decisions *d)
+{
+	int why;
+
+	if (!d->have)
+		return;
+	printf("  %-14s %llu calls, fell back:", label, (unsigned long long)d->calls);
+	for (why = 1; why < MTHPCTL_NR_REASON; why++)
+		if (d->fallbacks[why])
+			printf(" %s %llu", mthpctl_reason_name(why),
+			       (unsigned long long)d->fallbacks[why]);
+	printf("\n");
+}
+
 void bench_json_folios(struct jw *w, const struct bench_folios *f)
 {
 	int o;

@@ -16,6 +16,7 @@ Usage: tests/check-figures.py [TOP]
 Exit status: 0 every quote found; 1 a quote not in the data, or a
 RESULTS.md that is not what its JSON gives; 2 usage.
 """
+import bisect
 import glob
 import os
 import re
@@ -51,12 +52,20 @@ def main(argv):
     for pattern in DOCS:
         for path in sorted(glob.glob(os.path.join(top, pattern))):
             with open(path) as f:
-                text = f.read()
+                raw = f.read()
+            # words joined by one space: a quote wrapped over two lines
+            # (or into a table's column) is still one quote
+            words = list(re.finditer(r"\S+", raw))
+            text, starts = "", []
+            for w in words:
+                starts.append(len(text))
+                text += w.group(0) + " "
             for m in QUOTE.finditer(text):
                 quotes += 1
                 if m.group(0) in data:
                     continue
-                line = text.count("\n", 0, m.start()) + 1
+                k = bisect.bisect_right(starts, m.start()) - 1
+                line = raw.count("\n", 0, words[k].start()) + 1
                 print("check-figures: FAIL: %s:%d: %s is in no committed run (%s)"
                       % (os.path.relpath(path, top), line, m.group(0), ", ".join(DATA)))
                 failed += 1

@@ -96,31 +96,18 @@ restore_check() {	# writes back what differs from thp-found.txt; 3 if any did
 }
 
 python3 - "$out" "$top" "$rounds" "$cg2" "$@" <<'PY' || echo "bench-stock.sh: warning: env.json not written" >&2
-import json, os, platform, subprocess, sys, time
+import json, os, subprocess, sys
 out, top, rounds, cg2 = sys.argv[1:5]
-def cmd(*argv):
-    try:
-        return subprocess.run(argv, capture_output=True, text=True, cwd=top).stdout.strip()
-    except OSError:
-        return None
-def first(path, key):
-    for line in open(path):
-        if line.startswith(key):
-            return line.split(":", 1)[1].strip()
-    return None
+sys.path.insert(0, os.path.join(top, "scripts"))
+from bench_env import base_env
 found = dict(line.split(" ", 1) for line in open(os.path.join(out, "thp-found.txt")).read().splitlines())
-env = {"git_commit": cmd("git", "rev-parse", "HEAD"),
-       "git_dirty": bool(cmd("git", "status", "--porcelain", "--untracked-files=no")),
-       "kernel_key": "host-" + os.uname().release, "stock": True,
-       "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-       "host": {"uname": " ".join(f for f in platform.uname() if f), "cpus": os.cpu_count(),
-                "cpu_model": first("/proc/cpuinfo", "model name"),
-                "mem_total_kb": int(first("/proc/meminfo", "MemTotal").split()[0])},
-       "thp_found": found,
-       "beside": {"qemu_processes": len((cmd("pgrep", "-f", "qemu-system") or "").split()),
-                  "loadavg": open("/proc/loadavg").read().split()[:3]},
-       "bench": {"repeats": int(rounds), "cgroup": cg2 + "/mthpctl-bench",
-                 "extra_args": sys.argv[5:]}}
+qemu = subprocess.run(["pgrep", "-f", "qemu-system"], capture_output=True, text=True).stdout
+env = base_env(top, "host-" + os.uname().release)
+env.update({"stock": True, "thp_found": found,
+            "beside": {"qemu_processes": len(qemu.split()),
+                       "loadavg": open("/proc/loadavg").read().split()[:3]},
+            "bench": {"repeats": int(rounds), "cgroup": cg2 + "/mthpctl-bench",
+                      "extra_args": sys.argv[5:]}})
 json.dump(env, open(os.path.join(out, "env.json"), "w"), indent=2)
 PY
 

@@ -234,30 +234,14 @@ export BENCH_REPEATS=${BENCH_REPEATS:-3} BENCH_MIXED_REPEATS=${BENCH_MIXED_REPEA
 vm_cpus=2 vm_memory=2G vm_zram=1G
 # the VM runs under TCG (scripts/vm-run.sh boots it with --disable-kvm)
 python3 - "$out/env.json" "$top" "$kdir" "$vm_cpus" "$vm_memory" "$vm_zram" "$timeout" "$@" <<'PY' ||
-import json, os, platform, subprocess, sys, time
+import json, os, sys
 path, top, kdir, cpus, memory, zram, timeout = sys.argv[1:8]
-def cmd(*argv):
-    try:
-        return subprocess.run(argv, capture_output=True, text=True, cwd=top).stdout.strip()
-    except OSError:
-        return None
-def first(path, key):
-    try:
-        for line in open(path):
-            if line.startswith(key):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
-qemu = cmd("qemu-system-x86_64", "--version")
-env = {"git_commit": cmd("git", "rev-parse", "HEAD"),
-       "git_dirty": bool(cmd("git", "status", "--porcelain", "--untracked-files=no")),
-       "kernel_key": os.path.basename(os.path.normpath(kdir)),
-       "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-       "host": {"uname": " ".join(f for f in platform.uname() if f), "cpus": os.cpu_count(),
-                "cpu_model": first("/proc/cpuinfo", "model name"),
-                "mem_total_kb": int((first("/proc/meminfo", "MemTotal") or "0 kB").split()[0]),
-                "qemu": qemu.splitlines()[0] if qemu else None},
+sys.path.insert(0, os.path.join(top, "scripts"))
+from bench_env import base_env, cmd
+qemu = cmd(top, "qemu-system-x86_64", "--version")
+env = base_env(top, os.path.basename(os.path.normpath(kdir)))
+env["host"]["qemu"] = qemu.splitlines()[0] if qemu else None
+env.update({
        "vm": {"cpus": int(cpus), "memory": memory, "zram_swap": zram, "accel": "tcg",
               "timeout_s": int(timeout)},
        "bench": {"repeats": int(os.environ["BENCH_REPEATS"]),
@@ -266,7 +250,7 @@ env = {"git_commit": cmd("git", "rev-parse", "HEAD"),
                  "until_width": os.environ["BENCH_UNTIL_WIDTH"],
                  "max_time": os.environ["BENCH_MAX_TIME"], "sizes": os.environ["BENCH_SIZES"],
                  "settle": os.environ["BENCH_SETTLE"], "scale_n": int(os.environ["SCALE_N"]),
-                 "extra_args": sys.argv[8:]}}
+                 "extra_args": sys.argv[8:]}})
 json.dump(env, open(path, "w"), indent=2)
 PY
 	echo "bench: warning: env.json not written" >&2

@@ -10,10 +10,11 @@
 #
 # The bench cgroup goes under the first cgroup2 mount (a host whose memory
 # controller is on cgroup v1 runs without a node limit: mixed.json's
-# "memory_controller" says which). Every THP setting is read before and
-# compared after; mthpctl restores them itself (also on SIGINT/SIGTERM), and
-# when it could not (killed), this script writes the values it read back and
-# says so.
+# "memory_controller" says which). Every THP setting and
+# vm.overcommit_memory is read before and compared after; mthpctl restores
+# them itself (also on SIGINT/SIGTERM), and when it could not (killed),
+# this script writes the values it read back, kills and removes the bench
+# cgroup it left, and says so.
 #
 # Writes a run folder, OUT (default .output/bench-stock/<UTC date>/, linked
 # as .output/bench-stock/latest), published like a `make bench` run with
@@ -68,11 +69,12 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# every THP setting as found: PATH VALUE (the bracketed choice, or the number)
+# every setting mthpctl bench changes, as found: PATH VALUE (the bracketed
+# choice, or the number): THP's and vm.overcommit_memory
 thp_settings() {
 	local f v
 	for f in "$THP"/enabled "$THP"/defrag "$THP"/hugepages-*/enabled \
-		 "$THP"/khugepaged/*; do
+		 "$THP"/khugepaged/* /proc/sys/vm/overcommit_memory; do
 		# the settings: mode u+w (root may write any file; the counters
 		# such as khugepaged/full_scans are 0444)
 		[ -n "$(find "$f" -maxdepth 0 -perm -u+w 2>/dev/null)" ] || continue
@@ -84,7 +86,17 @@ thp_settings() {
 thp_settings >"$out/thp-found.txt"
 
 restore_check() {	# writes back what differs from thp-found.txt; 3 if any did
-	local rc=0 path want have
+	local rc=0 path want have d
+	# a killed mthpctl leaves its cgroups and their processes (redis-server)
+	if [ -d "$cg2/mthpctl-bench" ]; then
+		echo "bench-stock.sh: $cg2/mthpctl-bench left behind: its processes killed, removed" >&2
+		for d in $(find "$cg2/mthpctl-bench" -depth -type d); do
+			echo 1 >"$d/cgroup.kill" 2>/dev/null
+		done
+		sleep 1
+		find "$cg2/mthpctl-bench" -depth -type d -exec rmdir {} + 2>/dev/null
+		rc=3
+	fi
 	while read -r path want; do
 		have=$(thp_settings | awk -v p="$path" '$1 == p { print $2 }')
 		[ "$have" = "$want" ] && continue

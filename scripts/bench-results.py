@@ -36,6 +36,8 @@ ORDER = ("redis_nobgsave", "redis_bgsave", "pagefault", "pagefault_4k", "pagefau
 # lists of every round's figures: in the JSON, not repeated here
 RAW_SUFFIXES = ("_runs", "_rounds")
 COMPARISONS = ("vs_each_static", "vs_each_global")
+# spreads outside the modes that are ratios (marked n.d. or unranked)
+RATIO_KEYS = ("policy_vs_floor", "policy_vs_floor_per_page")
 
 WANTED = None
 
@@ -188,14 +190,17 @@ def benchmark_section(name, doc):
     if doc.get("interrupted"):
         out += ["", "interrupted: partial figures"]
     lists = list(find_mode_lists(doc))
-    if not lists:
-        rows = [[k, spread_str(v, False) if is_spread(v) else num(v)]
-                for k, v in flatten({k: v for k, v in doc.items()
-                                     if k not in ("benchmark", "kernel", "config", "notes",
-                                                  "rounds", "interrupted")})]
-        out += [""] + table(["figure", "value"], rows)
+    # the figures outside the modes (scale's all of them, pagefault
+    # --hook-cost's comparison, each benchmark's start state)
+    rest = {k: v for k, v in doc.items()
+            if k not in ("benchmark", "kernel", "config", "notes", "rounds", "interrupted",
+                         "modes", "levels")}
     for label, modes in lists:
         out += modes_section(modes, label)
+    rows = [[k, spread_str(v, k.endswith(RATIO_KEYS)) if is_spread(v) else num(v)]
+            for k, v in flatten(rest)]
+    if rows:
+        out += ["", "other figures:", ""] + table(["figure", "value"], rows)
     return out
 
 

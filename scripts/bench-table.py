@@ -126,14 +126,15 @@ def redis_rows(rundir):
             n = rounds[i]["run"] if i < len(rounds) else "?"
             where = "%s, memory.high=%s, %s rounds" % (title, high, n)
             pol, sim = pick(lv["modes"])
-            rows.append((where + ": rps", vs_each(pol, "rps"), vs_each(sim, "rps")))
             always = next((m for m in lv["modes"] if m["mode"] == "always"), None)
 
-            def pmd(m):
+            def cell(m):
+                text = vs_each(m, "rps")
                 if m is None or always is None or not always.get("pmd_bytes"):
-                    return "-"
-                return "%.1f%%" % (100.0 * m["pmd_bytes"] / always["pmd_bytes"])
-            rows.append((where + ": 2M bytes at the end, of always's", pmd(pol), pmd(sim)))
+                    return text
+                return text + "; 2M bytes at the end %.1f%% of always's" % (
+                    100.0 * m["pmd_bytes"] / always["pmd_bytes"])
+            rows.append((where + ": rps", cell(pol), cell(sim)))
     return rows
 
 
@@ -173,9 +174,13 @@ def workload_rows(rundir):
             continue
         pol, sim = pick(doc["modes"])
         where = "%s, %s rounds" % (name, rounds_of(doc))
-        rows.append((where + ": speed", vs_each(pol, "speed"), vs_each(sim, "speed")))
-        rows.append((where + ": peak memory vs never's",)
-                    + cells(pct_str, "peak_vs_never_pct", pol, sim))
+
+        def cell(m):
+            if m is None:
+                return "-"
+            return "%s; peak memory %s of never's" % (vs_each(m, "speed"),
+                                                      pct_str(m["peak_vs_never_pct"]))
+        rows.append((where + ": speed; peak memory", cell(pol), cell(sim)))
     return rows
 
 
@@ -193,12 +198,14 @@ def mixed_rows(rundir):
                      % ("yes" if m["beats_every_global"] else "no"))
         return "; ".join(parts)
 
-    def small(m):
-        return pct_str(m and m["workloads"]["small"]["peak_vs_never_pct"])
+    def cell(m):
+        if m is None:
+            return "-"
+        return "%s; small processes' peak %s of never's" % (
+            geomean(m), pct_str(m["workloads"]["small"]["peak_vs_never_pct"]))
     where = "mixed, %s rounds" % rounds_of(doc)
-    return [(where + ": geometric mean of the workloads' throughput", geomean(pol),
-             geomean(sim)),
-            (where + ": small processes' peak vs never's", small(pol), small(sim))]
+    return [(where + ": geometric mean of the workloads' throughput; small processes' peak",
+             cell(pol), cell(sim))]
 
 
 MIXED_WORKLOADS = ("service", "batch", "small")

@@ -65,13 +65,16 @@ def num(v):
 
 
 def spread_str(s, ratio):
+    # a ratio with three decimals whatever its size, as mthpctl and
+    # bench-table.py print it
+    fmt = (lambda v: "-" if v is None else "%.3f" % v) if ratio else num
     if not s.get("n"):
         return "-"
-    text = num(s["median"])
+    text = fmt(s["median"])
     if s["n"] == 1:
         return text + (" unranked" if ratio else "")
     cov = s.get("coverage")
-    text += " [%s..%s] %s%%" % (num(s.get("lo")), num(s.get("hi")), coverage_str(cov))
+    text += " [%s..%s] %s%%" % (fmt(s.get("lo")), fmt(s.get("hi")), coverage_str(cov))
     if not ratio:
         return text
     if cov is None or cov < WANTED:

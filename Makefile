@@ -285,12 +285,15 @@ fuzz: $(FUZZ_BINS)
 fuzz-short: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_NAMES)
 
-# --help, man pages and completion agree; README's results table is the
-# newest published run's (tests/results/, when there is one) and its
-# generator passes on its fixture (tests/check-results.sh).
+# --help, man pages and completion agree; README's results tables are the
+# newest published runs' (tests/results/ and tests/hardware/, when there
+# are) and their generators pass on their fixtures (tests/check-results.sh);
+# every figure quoted with its interval is in a committed run's RESULTS.md
+# or a kernel cost run's summary.txt (tests/check-figures.py).
 check-docs: mthpctl $(MANS) $(EXAMPLE_OBJS)
 	$(Q)tests/check-docs.sh ./mthpctl $(OUTPUT)/man
 	$(Q)tests/check-results.sh
+	$(Q)tests/check-figures.py
 
 # No two files of src/bench/ call into each other (from the built objects).
 check-bench-deps: mthpctl

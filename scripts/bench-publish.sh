@@ -46,6 +46,8 @@ kib=$(( ($(cd "$rundir" && cat "${files[@]}" | wc -c) + 1023) / 1024 ))
 	die "$rundir: ${#files[@]} files, $kib KiB, more than $max_kib KiB: not published"
 
 mkdir -p "$results"
+results=$(cd "$results" && pwd)	# absolute: the copy runs in the run folder
+dest=$results/$id
 tmp=$(mktemp -d "$results/.publish.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 (cd "$rundir" && cp -- "${files[@]}" "$tmp/")

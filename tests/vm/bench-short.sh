@@ -245,6 +245,26 @@ if run mixed mixed --window 5s --keys 2000 --clients 4 --pipeline 8 \
 	# the state the benchmark and each run started from
 	check mx4 "$out/mixed.json" "(s := j['start_state']) and all(set(s[k]) >= {'free_pmd_blocks', 'swap_used', 'page_cache', 'mem_free', 'khugepaged_full_scans'} for k in ('found', 'settled')) and s['settled']['free_pmd_blocks'] > 0 and s['khugepaged'] in ('a full pass done', 'idle', 'still busy when the wait ended') and all(x['free_pmd_blocks_at_start'] > 0 for x in j['modes'])"
 	result "mixed: the start state (free 2M blocks, swap, page cache, khugepaged) and each run's free 2M blocks" $? "unexpected JSON (above)"
+	# the policies' own counters over the window, the static columns none
+	check mx5 "$out/mixed.json" "$mf all(('policy_decisions' in x) != x['static'] for x in j['modes']) and all(f[m]['policy_decisions']['calls'] > 0 and set(f[m]['policy_decisions']['fallbacks']) >= {'pressure', 'low-usage', 'sparse'} for m in ('always+auto', 'always+simple'))"
+	result "mixed: the policies' decisions (calls, fallbacks by reason), none on a global setting" $? "unexpected JSON (above)"
+fi
+# mixed --stock (for a kernel without the series): no policy, the global
+# settings and madvise+batch (a madvise host, only the batch advises),
+# which is compared with each global setting; here with the memory
+# controller, so under the node limit. The batch's 2M folios come from its
+# advice alone: none under the host's madvise column
+if run mixed_stock mixed --stock --window 5s --keys 2000 --clients 4 --pipeline 8 \
+	--port 16395 --array-size 32M --pipelines 2 --sizes 64K --node-high 40M; then
+	mf="(f := {x['mode']: x for x in j['modes']}) and"
+	check mxs "$out/mixed_stock.json" "$mf [x['mode'] for x in j['modes']] == ['always', 'never', 'madvise', 'only-64K', 'madvise+batch'] and j['config']['stock'] and j['config']['memory_controller'] and j['config']['node_high'] == 40 << 20 and not f['madvise+batch']['static'] and [g['mode'] for g in f['madvise+batch']['vs_each_global']] == ['always', 'never', 'madvise', 'only-64K'] and all('policy_decisions' not in x for x in j['modes']) and (b := {m: {s['size_kb']: s['bytes'] for s in x['workloads']['batch']['folio_bytes']} for m, x in f.items()}) and b['madvise+batch'][2048] > 0 and b['madvise'][2048] == 0"
+	result "mixed --stock: the global settings and madvise+batch against each, no policy, the batch's 2M folios from its advice" $? "unexpected JSON (above)"
+fi
+if only mixed_stock; then
+	"$M" bench mixed --stock --policy auto >/dev/null 2>"$out/stock-refused.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q 'drop --policy' "$out/stock-refused.err"
+	result "mixed --stock --policy: refused, exit 1, the fix named" $? "exit $rc: $(cat "$out/stock-refused.err")"
 fi
 # memcached loaded by memaslap from outside its cgroup: 2000 keys of 1K
 if run memcached memcached --keys 2000 --requests 20000 --clients 4 --port 16394; then

@@ -14,7 +14,7 @@
 # vm.overcommit_memory is read before and compared after; mthpctl restores
 # them itself (also on SIGINT/SIGTERM), and when it could not (killed),
 # this script writes the values it read back, kills and removes the bench
-# cgroup it left, and says so.
+# cgroup and the temporary directory it left, and says so.
 #
 # Writes a run folder, OUT (default .output/bench-stock/<UTC date>/, linked
 # as .output/bench-stock/latest), published like a `make bench` run with
@@ -84,6 +84,10 @@ thp_settings() {
 	done
 }
 thp_settings >"$out/thp-found.txt"
+# mthpctl's temporary directories (redis-server's --dir) as found: a killed
+# run leaves its own behind
+tmp_dirs() { ls -d "${TMPDIR:-/tmp}"/mthpctl-bench.* 2>/dev/null; }
+tmp_dirs >"$out/tmp-found.txt"
 
 restore_check() {	# writes back what differs from thp-found.txt; 3 if any did
 	local rc=0 path want have d
@@ -97,6 +101,11 @@ restore_check() {	# writes back what differs from thp-found.txt; 3 if any did
 		find "$cg2/mthpctl-bench" -depth -type d -exec rmdir {} + 2>/dev/null
 		rc=3
 	fi
+	for d in $(tmp_dirs | grep -vxF -f "$out/tmp-found.txt"); do
+		echo "bench-stock.sh: $d left behind: removed" >&2
+		rm -rf -- "$d"
+		rc=3
+	done
 	while read -r path want; do
 		have=$(thp_settings | awk -v p="$path" '$1 == p { print $2 }')
 		[ "$have" = "$want" ] && continue

@@ -40,20 +40,29 @@ status() {	# WANT WHAT COMMAND...: COMMAND exits WANT
 	fi
 }
 
-if "$table" "$fixture/synthetic-run" >"$tmp/table.md" &&
-   diff -u "$fixture/expected-table.md" "$tmp/table.md" >"$tmp/diff"; then
-	ok "the fixture's table is the expected one"
-else
-	fail "the fixture's table differs from tests/fixtures/bench-table/expected-table.md:"
-	head -n 20 "$tmp/diff"
-fi
+table_is() {	# RUN EXPECTED WHAT: the table of fixture RUN is the file EXPECTED
+	if "$table" "$fixture/$1" >"$tmp/table.md" &&
+	   diff -u "$fixture/$2" "$tmp/table.md" >"$tmp/diff"; then
+		ok "$3 is the expected one"
+	else
+		fail "$3 differs from tests/fixtures/bench-table/$2:"
+		head -n 20 "$tmp/diff"
+	fi
+}
+changed_fails() {	# RUN FROM TO WHAT: --check of fixture RUN fails on the
+			# README with FROM (a sed pattern) made TO
+	sed "s/$2/$3/" "$fixture/readme-with-table.md" >"$tmp/changed.md"
+	if cmp -s "$tmp/changed.md" "$fixture/readme-with-table.md"; then
+		fail "the fixture README has no '$2' to change"
+		return 1
+	fi
+	status 1 "--check, $4" "$table" --check "$fixture/$1" "$tmp/changed.md"
+}
+
+table_is synthetic-run expected-table.md "the fixture's table"
 status 0 "--check, README with the run's table" \
 	"$table" --check "$fixture/synthetic-run" "$fixture/readme-with-table.md"
-sed 's/peak memory +4.9% of/peak memory +5.0% of/' "$fixture/readme-with-table.md" >"$tmp/changed.md"
-if cmp -s "$tmp/changed.md" "$fixture/readme-with-table.md"; then
-	fail "the fixture README has no 'peak memory +4.9% of' to change"
-else
-	status 1 "--check, one figure changed" "$table" --check "$fixture/synthetic-run" "$tmp/changed.md"
+if changed_fails synthetic-run 'peak memory +4.9% of' 'peak memory +5.0% of' "one figure changed"; then
 	grep -q 'README: .*+5.0%' "$tmp/out" && ok "--check names the line that differs" ||
 		fail "--check does not name the line that differs"
 fi
@@ -61,23 +70,11 @@ grep -v '^|' "$fixture/readme-with-table.md" >"$tmp/none.md"
 status 1 "--check, README without a table" "$table" --check "$fixture/synthetic-run" "$tmp/none.md"
 # the anchor's table (make bench-stock): from its fixture, and beside the
 # run's table in the same README
-if "$table" "$fixture/synthetic-stock" >"$tmp/anchor.md" &&
-   diff -u "$fixture/expected-anchor-table.md" "$tmp/anchor.md" >"$tmp/diff"; then
-	ok "the anchor fixture's table is the expected one"
-else
-	fail "the anchor fixture's table differs from tests/fixtures/bench-table/expected-anchor-table.md:"
-	head -n 20 "$tmp/diff"
-fi
+table_is synthetic-stock expected-anchor-table.md "the anchor fixture's table"
 status 0 "--check, the anchor's table beside the run's" \
 	"$table" --check "$fixture/synthetic-stock" "$fixture/readme-with-table.md"
-sed 's/| 1.160 \[1.100..1.190\] 96.9% |$/| 1.161 [1.100..1.190] 96.9% |/' \
-	"$fixture/readme-with-table.md" >"$tmp/anchor-changed.md"
-if cmp -s "$tmp/anchor-changed.md" "$fixture/readme-with-table.md"; then
-	fail "the fixture README has no anchor cell '1.160 [1.100..1.190] 96.9%' to change"
-else
-	status 1 "--check, one anchor figure changed" \
-		"$table" --check "$fixture/synthetic-stock" "$tmp/anchor-changed.md"
-fi
+changed_fails synthetic-stock '| 1.160 \[1.100..1.190\] 96.9% |$' '| 1.161 [1.100..1.190] 96.9% |' \
+	"one anchor figure changed"
 mkdir "$tmp/empty"
 status 2 "a folder that is no run" "$table" "$tmp/empty"
 status 2 "no run folder given" "$table" --check

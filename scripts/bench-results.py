@@ -26,7 +26,7 @@ import json
 import os
 import sys
 
-from bench_coverage import coverage_str, wanted_coverage
+from bench_coverage import coverage_str, ratio_str, wanted_coverage
 
 # the benchmarks of `make bench` (scripts/bench.sh) in its order; an
 # anchor run has mixed alone
@@ -65,23 +65,17 @@ def num(v):
 
 
 def spread_str(s, ratio):
-    # a ratio with three decimals whatever its size, as mthpctl and
-    # bench-table.py print it
-    fmt = (lambda v: "-" if v is None else "%.3f" % v) if ratio else num
+    # a ratio as mthpctl and bench-table.py print it (three decimals, its
+    # mark); any other spread with num()'s precision
+    if ratio:
+        return ratio_str(s, WANTED)
     if not s.get("n"):
         return "-"
-    text = fmt(s["median"])
+    text = num(s["median"])
     if s["n"] == 1:
-        return text + (" unranked" if ratio else "")
-    cov = s.get("coverage")
-    text += " [%s..%s] %s%%" % (fmt(s.get("lo")), fmt(s.get("hi")), coverage_str(cov))
-    if not ratio:
         return text
-    if cov is None or cov < WANTED:
-        return text + " unranked"
-    if s["lo"] is not None and s["lo"] <= 1.0 <= s["hi"]:
-        return text + " n.d."
-    return text
+    return text + " [%s..%s] %s%%" % (num(s.get("lo")), num(s.get("hi")),
+                                      coverage_str(s.get("coverage")))
 
 
 def flatten(obj, path=""):

@@ -26,7 +26,8 @@ import json
 import os
 import sys
 
-from bench_coverage import coverage_str, wanted_coverage
+import bench_coverage
+from bench_coverage import wanted_coverage
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,24 +45,8 @@ class BadRun(Exception):
 WANTED = None       # the wanted coverage, set by main()
 
 
-def num(fmt, v):
-    return "-" if v is None else fmt % v
-
-
 def ratio_str(r):
-    """"0.960 [0.900..1.020] 75% unranked", as bench_ratio_fmt() prints it."""
-    if not r or not r.get("n"):
-        return "-"
-    text = num("%.3f", r["median"])
-    if r["n"] == 1:
-        return text + " unranked"
-    text += " [%s..%s] %s%%" % (num("%.3f", r["lo"]), num("%.3f", r["hi"]),
-                                coverage_str(r["coverage"]))
-    if not (r["coverage"] is not None and r["coverage"] >= WANTED):
-        return text + " unranked"
-    if r["lo"] <= 1.0 <= r["hi"]:
-        return text + " n.d."
-    return text
+    return bench_coverage.ratio_str(r, WANTED)
 
 
 def pct_str(v):

@@ -388,6 +388,6 @@ void bench_decisions_median(const struct bench_decisions *runs, int n,
 			out->calls = bench_median_u64(v, m);
 		else
 			out->fallbacks[k] = bench_median_u64(v, m);
-		out->have = m > 0;
 	}
+	out->have = m > 0;
 }

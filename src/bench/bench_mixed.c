@@ -325,10 +325,10 @@ static const struct wl_kind mx_kinds[MX_NR] = {
 
 static int col_set_thp(int col)
 {
+	/* the split's host is the host mode's (--stock: madvise); only the
+	 * batch's advice differs */
 	if (col == mx.split_col)
-		return bench_set_thp("madvise") ?
-		       mthpctl_error(MTHPCTL_EXIT_FAIL, "cannot set every size to madvise in %s",
-				     MTHPCTL_THP_DIR) : 0;
+		return bench_mode_set_thp(BENCH_HOST, mx.o);
 	if (col < BENCH_NR_MODES)
 		return bench_mode_set_thp(col, mx.o);
 	return bench_set_thp_only(mx.col_size[col] >> 10);
@@ -383,7 +383,8 @@ static int mx_round(int col, struct mx_run *r)
 	for (w = 0; w < MX_NR && !ret; w++)
 		ret = bench_wl_finish(o, &l[w], &r->w[w]);
 	if (!ret) {
-		if (!col_static(col))
+		/* the columns with a policy attached (not --stock's split) */
+		if (col < BENCH_NR_MODES && !bench_mode_static(col))
 			bench_policy_decisions(parent, &r->dec);
 		bench_cgstat_read(parent, &r->node);
 		bench_memstat_read(parent, &ms1);

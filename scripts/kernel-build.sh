@@ -18,7 +18,7 @@
 #                      pristine source in its own object tree), to measure
 #                      what the series costs against it (kernel/README.md)
 #
-# The result directory (keyed by base + patches + config) holds bzImage (arm64: Image),
+# The result directory (keyed by base + the patches' diffs + config) holds bzImage (arm64: Image),
 # vmlinux, .config, and the patched tree's libbpf and bpftool (lib/,
 # include/, bin/); its path is printed
 # on the last line of stdout. An existing result is reused without building.
@@ -76,9 +76,13 @@ if [ -n "${KERNEL_CONFIG_EXTRA:-}" ]; then
 fi
 config_all=$(cat "${fragments[@]}")
 
+# The key covers what the build reads: the base, the configuration and the
+# patches' diffs. A changelog is not compiled (git apply reads the diff,
+# and kernel/config sets no LOCALVERSION_AUTO), so rewording one reuses
+# the images already built from the same code.
 key=$( { echo "$base_id"; [ "$arch" = x86 ] || echo "arch $arch";
 	 [ "$series" = none ] && echo "series none"; echo "$config_all";
-	 for p in "${patches[@]}"; do cat "$top/kernel/$p"; done; } |
+	 for p in "${patches[@]}"; do sed -n '/^diff --git /,$p' "$top/kernel/$p"; done; } |
        sha256sum | cut -c1-16)
 out=$work/images/$key
 if [ -f "$out/.complete" ] && [ "${1:-}" != --tree ]; then

@@ -73,9 +73,8 @@ enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
  * starved the whole VM (redis 101 SETs/s, 0.1 pipelines/s). Measured with
  * 200,000 keys and 256M (and the service counted in whole redis-benchmark
  * runs of 20,000 requests): no service run and no fill ended, in any
- * column. The
- * three share the vCPUs at equal priority: redis made 400-650 SETs per
- * second beside the others, so it writes about 30% of its keys.
+ * column. The three share the vCPUs at equal priority: redis made 400-650
+ * SETs per second beside the others, so it writes about 30% of its keys.
  */
 #define MX_DEFAULT_KEYS		30000
 #define MX_DEFAULT_ARRAY_SIZE	(64ULL << 20)

@@ -132,8 +132,9 @@ static const struct argp_option options[] = {
 	{ "jobs", OPT_JOBS, "N", 0, "make -j (default the online CPUs)", 10 },
 	{ "files", OPT_FILES, "N", 0, "compile the first N files only (default all)", 10 },
 	{ NULL, 0, NULL, 0, "mixed options (and redis' --keys (default 30000 here), --value-size, "
-	  "--clients, --pipeline, --port, --sizes; gups' --array-size (default 64M here); shell's "
-	  "--pipelines (default 4 here)):", 11 },
+	  "--clients, --pipeline, --port, --sizes; gups' --array-size, the size of each buffer the "
+	  "batch maps, fills, processes and unmaps (default 64M here); shell's --pipelines "
+	  "(default 4 here)):", 11 },
 	{ "window", OPT_WINDOW, "DURATION", 0,
 	  "the window every workload's throughput is measured over (default 20s)", 11 },
 	{ "node-high", OPT_NODE_HIGH, "SIZE", 0,
@@ -142,7 +143,7 @@ static const struct argp_option options[] = {
 	{ "stock", OPT_STOCK, NULL, 0,
 	  "a kernel without the series: the global settings (modes always, never, host at "
 	  "madvise, the sizes alone) and madvise+batch, a madvise host where only the batch "
-	  "advises its array, compared with each; no policy; without a memory controller, "
+	  "advises its buffers, compared with each; no policy; without a memory controller, "
 	  "no node limit", 11 },
 	{ 0 }
 };

@@ -7,9 +7,11 @@
  *   service  redis-server, loaded from outside its cgroup by one
  *            redis-benchmark (SET): redis' own count of SETs per second
  *            over the window, their p99 inside redis
- *   batch    an array (--array-size) written once per 4K page in random
- *            order, then updated at random: updates per second, the fill
- *            counted in the window
+ *   batch    a data-processing job, over and over: a buffer of
+ *            --array-size mapped, written once per 4K page in random
+ *            order, updated at random (a fixed amount of work per buffer)
+ *            and unmapped: MiB of buffers processed per second (MiB/s),
+ *            each buffer's fill counted in the window
  *   small    --pipelines shells running short pipelines of small programs
  *            over and over: pipelines per second, and their memory
  *
@@ -29,17 +31,18 @@
  * what a per-workload choice earns (the machines this builds on run one):
  * no policy, and one more column in its place, the per-workload split a
  * stock kernel allows: a madvise host where only the batch advises its
- * array (MADV_HUGEPAGE), compared with each global setting as a policy
+ * buffers (MADV_HUGEPAGE), compared with each global setting as a policy
  * is. A cgroup2 hierarchy without the memory controller will do there
  * (a host with memory on cgroup v1): then no node limit, and the faults
  * are each workload's own (getrusage, /proc/PID/stat).
  *
  * Sizes for TCG: QEMU's soft TLB does not reward large folios, so the
  * differences have to come from what TCG does model: page faults (a 2M
- * folio is one fault for 512 4K pages of the batch's fill), zeroing
- * (every large folio a short-lived small process touches is zeroed whole)
- * and reclaim under the node limit (what large folios add to the service's
- * and the small processes' memory is pushed to swap, and faulted back).
+ * folio is one fault for 512 4K pages of each of the batch's fills),
+ * zeroing (every large folio a short-lived small process touches is
+ * zeroed whole) and reclaim under the node limit (what large folios add to
+ * the service's and the small processes' memory is pushed to swap, and
+ * faulted back).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,14 +67,14 @@ enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
 /*
  * mixed's own defaults for the options not given: sized so that under TCG
  * on 2 vCPUs every workload has a throughput in every column of one 20 s
- * window. The batch's fill (16,384 faults at 4K, 32 at 2M) ended in
- * 1.1-3.0 s in 5 of the 6 columns of one run on a host busy with another
- * VM's kernel build; in never's it took 40 s, while the host starved the
- * whole VM (redis 101 SETs/s, 0.1 pipelines/s). Measured with 200,000 keys
- * and 256M (and the service counted in whole redis-benchmark runs of
- * 20,000 requests): no service run and no fill ended, in any column. The
- * three share the vCPUs at equal priority: redis made 400-650 SETs per
- * second beside the others, so it writes about 30% of its keys.
+ * window. A fill of the batch's buffer (16,384 faults at 4K, 32 at 2M)
+ * ended in 1.1-3.0 s in 5 of the 6 columns of one run on a host busy with
+ * another VM's kernel build; in never's it took 40 s, while the host
+ * starved the whole VM (redis 101 SETs/s, 0.1 pipelines/s). Measured with
+ * 200,000 keys and 256M (and the service counted in whole redis-benchmark
+ * runs of 20,000 requests): no service run and no fill ended, in any
+ * column. The three share the vCPUs at equal priority: redis made 400-650
+ * SETs per second beside the others, so it writes about 30% of its keys.
  */
 #define MX_DEFAULT_KEYS		30000
 #define MX_DEFAULT_ARRAY_SIZE	(64ULL << 20)
@@ -80,17 +83,32 @@ enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
 static const __u64 mx_default_sizes[] = { 16ULL << 10, 64ULL << 10 };
 /* updates between two looks at the clock */
 #define MX_UPDATE_CHUNK		65536
+/*
+ * The batch's processing of one buffer: one random read-modify-write update
+ * per 128 bytes of it (32 per 4K page: 524,288 for 64M), so that a buffer
+ * is worked on at random, not only filled, and a cycle fits the window
+ * several times. Under TCG on 2 vCPUs beside the others, the 262,144
+ * updates of 32M took 0.3-1.3 s and its fill 0.5-3.8 s (bench-short.sh's
+ * mixed on a quiet host; the fill-once batch of the committed run,
+ * tests/results/20261129T042014Z, made 290,000-370,000 updates per second
+ * and filled 64M in 0.5-1.4 s): a cycle of 64M takes 2-5 s, 4 to 10 of them
+ * in a 20 s window. On hardware with 1G (2 CPUs,
+ * tests/hardware/20261129T053951Z: 5.1-8.8 million updates per second,
+ * fills of 2.2-3.8 s) its 8,388,608 updates take 1.0-1.6 s, a cycle 3-6 s;
+ * there only --stock's advised fill (14 s) leaves one cycle per window.
+ */
+#define MX_BATCH_BYTES_PER_UPDATE	128
 #define MX_SMALL_POLL_MS	100
 /* how often the service's load is checked for having ended early */
 #define MX_SERVICE_POLL_NS	(100 * NSEC_PER_MSEC)
 
 static const char *const mx_names[MX_NR] = { "service", "batch", "small" };
-static const char *const mx_units[MX_NR] = { "requests/s", "updates/s", "pipelines/s" };
+static const char *const mx_units[MX_NR] = { "requests/s", "MiB/s", "pipelines/s" };
 
 /* The end of the round's window (CLOCK_MONOTONIC ns), set before the
  * batch and small children are forked: they inherit it. */
 static __u64 mx_deadline_ns;
-/* the batch's madvise() advice for its array (0: none), set before it is
+/* the batch's madvise() advice for its buffers (0: none), set before it is
  * forked: MADV_HUGEPAGE in --stock's split column */
 static int mx_batch_advice;
 
@@ -110,13 +128,18 @@ struct mx_run {
 /* one column over the rounds */
 struct mx_cell {
 	int n;
-	struct bench_spread thr[MX_NR], peak[MX_NR], p99, fill;
+	struct bench_spread thr[MX_NR], peak[MX_NR], p99;
+	/* the batch's fill per cycle (each round's mean): its time, its
+	 * faults (median) */
+	struct bench_spread fill_secs;
+	double fill_faults;
 	/* a policy column against each static column g, per round: each
 	 * workload's throughput over g's, and their geometric mean */
 	struct bench_spread vs_static[MX_MAX_COLS][MX_NR], vs_global[MX_MAX_COLS];
 	/* the claims made of them: the geometric means above 1.0 against
 	 * every global setting; a workload's against every static one */
 	struct bench_tally global, per_static[MX_NR];
+	/* ops: the requests, the batch's cycles or the pipelines done */
 	double pgfault[MX_NR], ops[MX_NR];
 	struct bench_folios folios[MX_NR];
 	struct bench_memstat ms[MX_NR], node_ms;
@@ -152,25 +175,55 @@ static bool col_static(int col)
 
 /* --- the workloads ------------------------------------------------------ */
 
-/* batch (a child in its cgroup): the fill, then updates to the window's end */
+/*
+ * batch (a child in its cgroup): cycles to the window's end, each a buffer
+ * mapped and filled, processed (MX_BATCH_BYTES_PER_UPDATE) and unmapped
+ * (its unmapping counted in the next cycle's time). The throughput is the
+ * MiB of the buffers processed whole over the time their cycles took. A
+ * cycle the deadline cuts off is left out, its time with it: its fill and
+ * its updates cost differently in each column (faults against TLB misses),
+ * so no fraction of it "done" weighs both alike, and counting whole cycles
+ * over their own time, not over the window, rounds none of it off. The
+ * fill's time and faults sent are the mean over every buffer filled, the
+ * cut-off one's too.
+ */
 static int batch_run(const struct bench_opts *o, struct wl_result *res)
 {
-	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns(), n = 0;
-	__u64 *table = bench_wl_array_fill(o->wl_array_size, mx_batch_advice, &seed,
-					   &res->fill_secs);
+	__u64 size = o->wl_array_size, updates = size / MX_BATCH_BYTES_PER_UPDATE;
+	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns(), t_done = t0, fills = 0;
+	struct wl_fill_cost fill, sum = { 0 };
+	__u64 *buf;
 
-	if (!table) {
-		res->err = errno;
-		return -res->err;
+	for (;;) {
+		__u64 left = updates;
+
+		buf = bench_wl_array_fill(size, mx_batch_advice, &seed, &fill);
+		if (!buf) {
+			res->err = errno;
+			return -res->err;
+		}
+		fills++;
+		sum.secs += fill.secs;
+		sum.faults += fill.faults;
+		while (left && bench_now_ns() < mx_deadline_ns) {
+			__u64 n = left < MX_UPDATE_CHUNK ? left : MX_UPDATE_CHUNK;
+
+			bench_wl_array_update(buf, size, n, &seed);
+			left -= n;
+		}
+		if (left)
+			break;
+		res->ops++;
+		t_done = bench_now_ns();
+		if (t_done >= mx_deadline_ns)
+			break;
+		munmap(buf, size);
 	}
-	while (bench_now_ns() < mx_deadline_ns) {
-		bench_wl_array_update(table, o->wl_array_size, MX_UPDATE_CHUNK, &seed);
-		n += MX_UPDATE_CHUNK;
-	}
-	res->secs = (bench_now_ns() - t0) / 1e9;
-	res->ops = n;
-	res->rate = n / res->secs;
-	return 0;	/* the array stays mapped: the parent reads its folios */
+	res->secs = (t_done - t0) / 1e9;
+	res->rate = res->ops ? res->ops * (size / 1048576.0) / res->secs : 0;
+	res->fill.secs = sum.secs / fills;
+	res->fill.faults = sum.faults / fills;
+	return 0;	/* the last buffer stays mapped: the parent reads its folios */
 }
 
 /* small (a child in its cgroup): --pipelines shells, each running the
@@ -412,10 +465,12 @@ static int mx_col(void *ctx, int col, int rep, const char *tag)
 	bench_progress(mx.o, "%s mixed %s round %d ...", tag, mx.col_names[col], rep + 1);
 	ret = mx_round(col, r);
 	if (!ret && r->done)
-		bench_progress(mx.o, "%s   service %.0f rps (p99 %.1f ms), batch %.0f updates/s "
-			       "(fill %.2f s), small %.2f pipelines/s (peak %.1f MiB)", tag,
-			       r->w[MX_SERVICE].rate, r->w[MX_SERVICE].p99_ms, r->w[MX_BATCH].rate,
-			       r->w[MX_BATCH].fill_secs, r->w[MX_SMALL].rate,
+		bench_progress(mx.o, "%s   service %.0f rps (p99 %.1f ms), batch %.1f MiB/s "
+			       "(%llu cycles, fill %.2f s, %.0f faults each), small %.2f "
+			       "pipelines/s (peak %.1f MiB)", tag, r->w[MX_SERVICE].rate,
+			       r->w[MX_SERVICE].p99_ms, r->w[MX_BATCH].rate,
+			       (unsigned long long)r->w[MX_BATCH].ops, r->w[MX_BATCH].fill.secs,
+			       r->w[MX_BATCH].fill.faults, r->w[MX_SMALL].rate,
 			       r->w[MX_SMALL].peak / 1048576.0);
 	return ret;
 }
@@ -426,7 +481,8 @@ static int mx_col(void *ctx, int col, int rep, const char *tag)
 static void cell_compute(int col, int rounds)
 {
 	struct mx_cell *c = &mx.cells[col];
-	double a[WL_MAX_REPEATS], b[WL_MAX_REPEATS], d[WL_MAX_REPEATS], e[WL_MAX_REPEATS];
+	double a[WL_MAX_REPEATS], b[WL_MAX_REPEATS], d[WL_MAX_REPEATS], e[WL_MAX_REPEATS],
+	       ff[WL_MAX_REPEATS];
 	struct bench_folios fo[WL_MAX_REPEATS];
 	struct bench_memstat ms[WL_MAX_REPEATS];
 	struct bench_decisions dec[WL_MAX_REPEATS];
@@ -462,7 +518,8 @@ static void cell_compute(int col, int rounds)
 		if (!x->done)
 			continue;
 		a[n] = x->w[MX_SERVICE].p99_ms;
-		b[n] = x->w[MX_BATCH].fill_secs;
+		b[n] = x->w[MX_BATCH].fill.secs;
+		ff[n] = x->w[MX_BATCH].fill.faults;
 		d[n] = x->node.high_events;
 		e[n] = x->node.peak;
 		dec[n] = x->dec;
@@ -470,7 +527,8 @@ static void cell_compute(int col, int rounds)
 	}
 	bench_decisions_median(dec, n, &c->dec);
 	bench_spread(a, n, &c->p99);
-	bench_spread(b, n, &c->fill);
+	bench_spread(b, n, &c->fill_secs);
+	c->fill_faults = bench_median(ff, n);
 	c->node_high_events = bench_median(d, n);
 	c->node_peak = bench_median(e, n);
 	bench_memstat_median(ms, n, &c->node_ms);
@@ -582,6 +640,7 @@ static void mx_json_config(struct jw *w, const struct bench_opts *o)
 	jw_ku64(w, "clients", o->clients);
 	jw_ku64(w, "pipeline", o->pipeline);
 	jw_ku64(w, "array_size", o->wl_array_size);
+	jw_ku64(w, "batch_updates_per_cycle", o->wl_array_size / MX_BATCH_BYTES_PER_UPDATE);
 	jw_ku64(w, "pipelines", o->wl_pipelines);
 	jw_key(w, "sizes");
 	jw_arr_open(w);
@@ -598,11 +657,15 @@ static void json_workload(struct jw *w, const struct mx_cell *c, int k)
 	jw_obj_open(w);
 	jw_kstr(w, "unit", mx_units[k]);
 	bench_json_spread(w, "throughput", &c->thr[k]);
-	jw_kdouble(w, "done", c->ops[k]);
+	/* the batch's work is counted in cycles (its earlier "done" were
+	 * updates) */
+	jw_kdouble(w, k == MX_BATCH ? "cycles" : "done", c->ops[k]);
 	if (k == MX_SERVICE)
 		bench_json_spread(w, "p99_ms", &c->p99);
-	if (k == MX_BATCH)
-		bench_json_spread(w, "fill_seconds", &c->fill);
+	if (k == MX_BATCH) {
+		bench_json_spread(w, "fill_seconds_per_cycle", &c->fill_secs);
+		jw_kdouble(w, "fill_pgfault_per_cycle", c->fill_faults);
+	}
 	bench_json_spread(w, "memory_peak", &c->peak[k]);
 	if (k == MX_SMALL)
 		jw_kdouble(w, "peak_vs_never_pct",
@@ -660,7 +723,7 @@ static void mx_json_body(struct jw *w, void *ctx)
 		if (col >= BENCH_NR_MODES && col != mx.split_col)
 			jw_ku64(w, "size_alone", mx.col_size[col]);
 		if (col == mx.split_col)
-			jw_kstr(w, "split", "madvise host, the batch advises its array");
+			jw_kstr(w, "split", "madvise host, the batch advises its buffers");
 		jw_ku64(w, "rounds", c->n);
 		if (!col_static(col))
 			json_vs_each_global(w, col);
@@ -695,9 +758,9 @@ static void mx_text_headline(void *ctx)
 		snprintf(limit, sizeof(limit), "under memory.high=%s of their parent",
 			 mthpctl_format_size(mx.node_high, h, sizeof(h)));
 	printf("%sa service (redis SET, %llu keys of %s), a batch job "
-	       "(%s written in random order, then updated at random) and %u concurrent pipelines "
-	       "of small programs at once %s, each over a "
-	       "%.0f s window; median of %u rounds [interval] coverage",
+	       "(buffers of %s, each mapped, written in random order, updated at random and "
+	       "unmapped, over and over) and %u concurrent pipelines of small programs at once "
+	       "%s, each over a %.0f s window; median of %u rounds [interval] coverage",
 	       o->stock ? "stock kernel, global settings only: " : "",
 	       (unsigned long long)o->keys, mthpctl_format_size(o->value_size, a, sizeof(a)),
 	       mthpctl_format_size(o->wl_array_size, b, sizeof(b)),
@@ -743,7 +806,7 @@ static void mx_text_body(void *ctx)
 		if (mx.skip[col])
 			printf("note: %s rows skipped: %s\n", mx.col_names[col], mx.skip_note[col]);
 	printf("throughput over the window:\n%-16s %-26s %-18s %-26s %-22s\n", "mode",
-	       "service requests/s", "p99 ms in redis", "batch updates/s", "small pipelines/s");
+	       "service requests/s", "p99 ms in redis", "batch MiB/s", "small pipelines/s");
 	for (col = 0; col < mx.ncols; col++) {
 		const struct mx_cell *c = &mx.cells[col];
 
@@ -752,35 +815,37 @@ static void mx_text_body(void *ctx)
 		printf("%-16s %-26s %-18s %-26s %-22s\n", mx.col_names[col],
 		       bench_spread_fmt(&c->thr[MX_SERVICE], "%.0f", b[0], sizeof(b[0])),
 		       bench_spread_fmt(&c->p99, "%.1f", b[1], sizeof(b[1])),
-		       bench_spread_fmt(&c->thr[MX_BATCH], "%.0f", b[2], sizeof(b[2])),
+		       bench_spread_fmt(&c->thr[MX_BATCH], "%.1f", b[2], sizeof(b[2])),
 		       bench_spread_fmt(&c->thr[MX_SMALL], "%.2f", b[3], sizeof(b[3])));
 	}
 	for (col = 0; col < mx.ncols; col++)
 		if (!col_static(col) && mx.cells[col].n)
 			text_vs_each_global(col);
-	printf("counts (median): faults and swap-outs per workload, the batch's fill and 2M "
-	       "bytes, the small processes' peak against never's, the node's memory.high "
-	       "events, the free 2M blocks each run found (left by the run before) and started "
-	       "with (settled), the swap in use it found:\n");
-	printf("%-16s %-20s %-28s %-26s %-14s %-20s %s\n", "mode", "service flt/swpout",
-	       "batch fill s, flt, 2M MiB", "small peak MiB, flt", "node high ev",
-	       "free 2M found/start", "swap MiB found");
+	printf("counts (median): faults and swap-outs per workload, the batch's cycles, its "
+	       "fill's time and faults per cycle and its 2M bytes, the small processes' peak "
+	       "against never's, the node's memory.high events, the free 2M blocks each run "
+	       "found (left by the run before) and started with (settled), the swap in use it "
+	       "found:\n");
+	printf("%-16s %-20s %-40s %-26s %-14s %-20s %s\n", "mode", "service flt/swpout",
+	       "batch cycles, fill s/flt per cycle, flt, 2M MiB", "small peak MiB, flt",
+	       "node high ev", "free 2M found/start", "swap MiB found");
 	for (col = 0; col < mx.ncols; col++) {
 		const struct mx_cell *c = &mx.cells[col];
 		double pn = bench_pct(c->peak[MX_SMALL].median, mx.cells[BENCH_NEVER].peak[MX_SMALL].median);
-		char s1[48], s2[64], s3[64], s4[48], pc[16];
+		char s1[48], s2[96], s3[64], s4[48], pc[16];
 
 		if (!c->n)
 			continue;
 		snprintf(s1, sizeof(s1), "%.0f/%llu", c->pgfault[MX_SERVICE],
 			 (unsigned long long)c->ms[MX_SERVICE].v[BENCH_MS_PSWPOUT]);
-		snprintf(s2, sizeof(s2), "%.2f, %.0f, %.1f", c->fill.median, c->pgfault[MX_BATCH],
+		snprintf(s2, sizeof(s2), "%.0f, %.2f/%.0f, %.0f, %.1f", c->ops[MX_BATCH],
+			 c->fill_secs.median, c->fill_faults, c->pgfault[MX_BATCH],
 			 c->folios[MX_BATCH].bytes[BENCH_NR_ORDERS - 1] / 1048576.0);
 		snprintf(pc, sizeof(pc), isnan(pn) ? "-" : "%+.1f%%", pn);
 		snprintf(s3, sizeof(s3), "%.1f (%s), %.0f", c->peak[MX_SMALL].median / 1048576,
 			 pc, c->pgfault[MX_SMALL]);
 		snprintf(s4, sizeof(s4), "%.0f/%.0f", c->found_pmd_blocks, c->free_pmd_blocks);
-		printf("%-16s %-20s %-28s %-26s %-14.0f %-20s %.1f\n", mx.col_names[col], s1, s2, s3,
+		printf("%-16s %-20s %-40s %-26s %-14.0f %-20s %.1f\n", mx.col_names[col], s1, s2, s3,
 		       c->node_high_events, s4, c->found_swap_used / 1048576);
 	}
 	for (col = 0; col < mx.ncols; col++)
@@ -792,8 +857,8 @@ static void mx_text_body(void *ctx)
 	for (col = 0; col < mx.ncols; col++)
 		if (mx.cells[col].n)
 			bench_print_decisions(mx.col_names[col], &mx.cells[col].dec);
-	printf("anon folios of the service and the batch while they hold their memory (MiB by "
-	       "size, median):\n");
+	printf("anon folios of the service and the batch (its last buffer) while they hold their "
+	       "memory (MiB by size, median):\n");
 	for (col = 0; col < mx.ncols; col++)
 		for (k = MX_SERVICE; k <= MX_BATCH && mx.cells[col].n; k++) {
 			char label[80];
@@ -803,7 +868,7 @@ static void mx_text_body(void *ctx)
 		}
 	if (mx.o->stock)
 		printf("(a stock kernel: no policy ran; %s is the per-workload choice such a kernel "
-		       "allows, a madvise host where only the batch advises its array)\n",
+		       "allows, a madvise host where only the batch advises its buffers)\n",
 		       mx.col_names[mx.split_col]);
 	else
 		printf("(under TCG the soft TLB does not reward large folios: the times show "
@@ -830,9 +895,9 @@ static int mx_init(struct bench_opts *o)
 		o->wl_array_size = MX_DEFAULT_ARRAY_SIZE;
 	if (!(o->given & BENCH_GIVEN_PIPELINES))
 		o->wl_pipelines = MX_DEFAULT_PIPELINES;
-	/* what they need at least: the array and the service's values; the
-	 * service's own memory per key, the processes' own and what large
-	 * folios add are more, so the limit binds */
+	/* what they need at least: the batch's buffer and the service's
+	 * values; the service's own memory per key, the processes' own and
+	 * what large folios add are more, so the limit binds */
 	mx.node_high = o->mx_node_high ? o->mx_node_high : o->wl_array_size + o->keys * o->value_size;
 	mx.ncols = BENCH_NR_MODES + n;
 	mx.split_col = -1;

@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -78,11 +79,18 @@ static int shell_run(const struct bench_opts *o, struct wl_result *res)
 	return err ? -err : 0;
 }
 
+__u64 bench_wl_rusage_faults(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) ? 0 : (__u64)ru.ru_minflt + ru.ru_majflt;
+}
+
 /* gups: the fill in random order (a Fisher-Yates permutation of the pages),
  * every word of a page written when its turn comes, then random updates */
-__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, double *fill_secs)
+__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, struct wl_fill_cost *cost)
 {
-	__u64 npages = size / WL_PAGE, i, j, w, t0;
+	__u64 npages = size / WL_PAGE, i, j, w, t0, f0;
 	__u64 *table;
 	__u32 *order, tmp;
 
@@ -109,13 +117,15 @@ __u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, double *fill_sec
 		return NULL;
 	}
 	t0 = bench_now_ns();
+	f0 = bench_wl_rusage_faults(RUSAGE_SELF);
 	for (i = 0; i < npages; i++) {
 		__u64 *page = table + (__u64)order[i] * (WL_PAGE / 8);
 
 		for (w = 0; w < WL_PAGE / 8; w++)
 			page[w] = (__u64)order[i] * (WL_PAGE / 8) + w;
 	}
-	*fill_secs = (bench_now_ns() - t0) / 1e9;
+	cost->secs = (bench_now_ns() - t0) / 1e9;
+	cost->faults = bench_wl_rusage_faults(RUSAGE_SELF) - f0;
 	free(order);
 	return table;
 }
@@ -134,7 +144,7 @@ void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed)
 static int gups_run(const struct bench_opts *o, struct wl_result *res)
 {
 	__u64 seed = BENCH_WL_ARRAY_SEED, t0 = bench_now_ns();
-	__u64 *table = bench_wl_array_fill(o->wl_array_size, 0, &seed, &res->fill_secs);
+	__u64 *table = bench_wl_array_fill(o->wl_array_size, 0, &seed, &res->fill);
 
 	if (!table) {
 		res->err = errno;

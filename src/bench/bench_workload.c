@@ -49,13 +49,6 @@
 
 /* --- one run ------------------------------------------------------------ */
 
-static __u64 rusage_faults(int who)
-{
-	struct rusage ru;
-
-	return getrusage(who, &ru) ? 0 : (__u64)ru.ru_minflt + ru.ru_majflt;
-}
-
 /* A server's page faults so far (minflt and majflt of /proc/PID/stat; 0
  * if it is gone) */
 static __u64 proc_faults(pid_t pid)
@@ -89,7 +82,7 @@ static int wl_child(void *arg)
 			close(fd);
 	res.start_anon = bench_self_anon_bytes();
 	a->k->run(a->o, &res);
-	res.faults = rusage_faults(RUSAGE_SELF) + rusage_faults(RUSAGE_CHILDREN);
+	res.faults = bench_wl_rusage_faults(RUSAGE_SELF) + bench_wl_rusage_faults(RUSAGE_CHILDREN);
 	if (write(a->res_fd, &res, sizeof(res)) != sizeof(res))
 		return 1;
 	while (read(a->hold_fd, &c, 1) > 0)	/* hold the memory until EOF */
@@ -189,7 +182,7 @@ int bench_wl_finish(const struct bench_opts *o, struct wl_live *l, struct wl_run
 			r->mthp_allocs += d.v[i][BENCH_CNT_ALLOC];
 	r->secs = l->res.secs;
 	r->start_anon = l->res.start_anon;
-	r->fill_secs = l->res.fill_secs;
+	r->fill = l->res.fill;
 	r->rate = l->res.rate;
 	r->ops = l->res.ops;
 	r->p99_ms = l->res.p99_ms;
@@ -443,7 +436,7 @@ static void wl_compute(int rounds)
 			const struct wl_run *r = &runs[m][i];
 
 			s[i] = r->secs;
-			f[i] = r->fill_secs;
+			f[i] = r->fill.secs;
 			ra[i] = r->rate;
 			pk[i] = r->peak;
 			cu[i] = r->current;

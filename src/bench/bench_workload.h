@@ -12,15 +12,26 @@
 
 #define WL_MAX_REPEATS	BENCH_ROUNDS_MAX
 
+/* What one fill of the array cost: its writes' time and page faults. */
+struct wl_fill_cost {
+	double secs, faults;
+};
+
 /* What the child sends when it holds its memory. */
 struct wl_result {
-	double secs;		/* the workload's time (gups: fill + updates) */
-	double fill_secs;	/* gups: the fill alone */
+	/* the workload's time (gups: fill + updates; mixed's batch: the
+	 * cycles it finished) */
+	double secs;
+	/* gups: the fill; mixed's batch: one fill, the mean over the buffers
+	 * it filled */
+	struct wl_fill_cost fill;
 	/* memcached: operations per second (memaslap's TPS); mixed: each
-	 * workload's throughput over the window (requests, updates or
-	 * pipelines per second) */
+	 * workload's throughput over the window (requests per second, MiB of
+	 * buffers processed per second, pipelines per second) */
 	double rate;
-	__u64 ops;		/* mixed: the requests, updates or pipelines done */
+	/* mixed: the requests, buffers processed (the batch's cycles) or
+	 * pipelines done */
+	__u64 ops;
 	double p99_ms;		/* mixed's service: the median of its batches' p99 */
 	int err;		/* errno of a failure, 0 */
 	__u64 start_anon;	/* the child's anonymous bytes when it began */
@@ -72,17 +83,22 @@ unsigned int bench_wl_shells_start(const char *script, const char *arg, unsigned
 /* the seed of the array's fill order and updates: every run and mode
  * touches the same pages in the same order */
 #define BENCH_WL_ARRAY_SEED	0x67757073ULL	/* "gups" */
-/* gups' array (bench mixed's batch job): size bytes mapped (madvise()d
- * with advice unless 0: MADV_HUGEPAGE for mixed --stock's split) and
- * written once per 4K page, every word, in a random order from *seed; the
- * time of the writes in *fill_secs. The array, or NULL with errno. */
-__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, double *fill_secs);
+/* gups' array (each buffer of bench mixed's batch job): size bytes mapped
+ * (madvise()d with advice unless 0: MADV_HUGEPAGE for mixed --stock's
+ * split) and written once per 4K page, every word, in a random order from
+ * *seed; the time and page faults of the writes in *cost. The array, or
+ * NULL with errno. */
+__u64 *bench_wl_array_fill(__u64 size, int advice, __u64 *seed, struct wl_fill_cost *cost);
 /* n random read-modify-write updates of the array's 8-byte words */
 void bench_wl_array_update(__u64 *table, __u64 size, __u64 n, __u64 *seed);
+/* The page faults (minor and major) of who (RUSAGE_SELF, RUSAGE_CHILDREN)
+ * so far, 0 if getrusage() fails */
+__u64 bench_wl_rusage_faults(int who);
 
 /* What one run of a workload measured. */
 struct wl_run {
-	double secs, fill_secs, rate, p99_ms;
+	double secs, rate, p99_ms;
+	struct wl_fill_cost fill;
 	__u64 ops, peak, current, pgfault, start_anon;
 	struct bench_folios folios;	/* the cgroup's processes, while they hold */
 	struct bench_memstat ms;	/* the cgroup's memory.stat delta */

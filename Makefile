@@ -337,10 +337,11 @@ check-debug-kernel: mthpctl vm-tests
 	$(Q)scripts/vm-check.sh --debug-kernel
 
 # What the series costs an anonymous page fault on a distribution's
-# configuration (kernel/config-distro: PREEMPT_DYNAMIC, preemptible RCU),
-# against the same kernel without it, with and without a policy on a
-# sibling cgroup, on "always" and "madvise" hosts (scripts/kernel-cost.sh:
-# two more kernel builds, then 12 boots, ~40 min; not part of check).
+# configuration (kernel/config-distro: PREEMPT_DYNAMIC, preemptible RCU,
+# JUMP_LABEL), against the same kernel without it, with and without a
+# policy on a sibling cgroup, on "always" and "madvise" hosts
+# (scripts/kernel-cost.sh: two more kernel builds, then 12 boots, ~40 min;
+# not part of check).
 .PHONY: kernel-cost
 kernel-cost: mthpctl
 	$(Q)scripts/kernel-cost.sh

@@ -4,8 +4,9 @@
 # distribution's configuration, against the same kernel without it.
 #
 # Both kernels are built with kernel/config plus kernel/config-distro
-# (PREEMPT_DYNAMIC, preemptible RCU: what Debian, Fedora and Ubuntu ship):
-# the base (KERNEL_SERIES=none scripts/kernel-build.sh) and the series.
+# (PREEMPT_DYNAMIC, preemptible RCU, JUMP_LABEL: what Debian, Fedora and
+# Ubuntu ship): the base (KERNEL_SERIES=none scripts/kernel-build.sh) and
+# the series.
 # They boot in turn, PAIRS times each, in the order base, series, series,
 # base, base, series, ... (no kernel always boots first), in the VM of
 # `make bench` (2 vCPUs, 2 GiB, TCG). In each boot, ROUNDS rounds of

@@ -224,11 +224,11 @@ struct mthpctl_state {
  * filling a mapping of fixed size, and grows by at most the mapping's
  * unfilled rest (struct mthpctl_fill_hint). If that fits in the headroom,
  * the fill ends below the limit and needs the same memory at any folio
- * size: the cap would only cost faults. Measured with bench mixed, where
- * a batch job fills a 64 MiB array under a node limit shared with a
- * service (~70 MiB of headroom): capped, 50 of its 64 MiB in 16 KiB
- * folios, 49 x the faults and 0.27 x the updates/s of always, and the
- * node never reached its limit. A heap that grows (brk, new mappings)
+ * size: the cap would only cost faults. Measured with bench mixed's
+ * earlier batch job, which filled one 64 MiB array under a node limit
+ * shared with a service (~70 MiB of headroom): capped, 50 of its 64 MiB
+ * in 16 KiB folios, 49 x the faults and 0.27 x the updates/s of always,
+ * and the node never reached its limit. A heap that grows (brk, new mappings)
  * changes its mapping between samples and is projected as before.
  */
 #define MTHPCTL_FILL_WINDOWS	8

@@ -188,6 +188,11 @@ def summarise(out):
                     all(r[x].get(y) for x in ("sibling", "none") for y in (m, CONTROL))]
         res["rows"][m]["series_vs_base_by_never"] = interval(pair_norm)
         res["rows"][m]["sibling_vs_none_by_never"] = interval(sib_norm)
+    # boots that measured nothing and were booted again (kernel-cost.sh)
+    failed = os.path.join(out, "failed-boots.txt")
+    if os.path.exists(failed):
+        with open(failed) as f:
+            res["failed_boots"] = [line.rstrip("\n") for line in f if line.strip()]
     return res
 
 
@@ -203,6 +208,8 @@ def text(res):
                                       "" if s is None else " / %.0f" % s))
         lines.append("  boot %2d %-6s %d rounds: %s" % (b["boot"], b["kind"], b["rounds"],
                                                         ", ".join(cells)))
+    for line in res.get("failed_boots", []):
+        lines.append("  booted again: " + line)
     lines.append("ratios, median [interval] coverage verdict (wanted %.0f%%):" % (WANTED * 100))
     for m, row in res["rows"].items():
         lines.append("  %s:" % m)

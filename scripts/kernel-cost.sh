@@ -140,8 +140,9 @@ for p in $(seq 1 "$pairs"); do
 			rc=$?
 			[ "$rc" = 0 ] || compgen -G "$dir/r*-*.json" >/dev/null && break
 			[ "$attempt" -lt "$BOOT_RETRIES" ] || break
-			printf 'boot %d %s: attempt %d measured nothing, exit %d: %s\n' "$n" "$kind" \
-				$((attempt + 1)) "$rc" "$(head -n1 "$dir/splats.txt" 2>/dev/null)" |
+			splat=$(head -n1 "$dir/splats.txt" 2>/dev/null)
+			printf 'boot %d %s: attempt %d measured nothing, exit %d%s\n' "$n" "$kind" \
+				$((attempt + 1)) "$rc" "${splat:+: $splat}" |
 				tee -a "$out/failed-boots.txt" >&2
 			mv "$dir" "$dir.failed-$((attempt + 1))" && mkdir -p "$dir"
 		done

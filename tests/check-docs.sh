@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Check that --help, the man pages and the bash completion name the same
 # commands and options, that the completion of --cgroup offers the cgroups
-# `mthpctl -j status` lists, and that every man page renders without a
-# groff warning.
+# `mthpctl -j status` lists, that every man page renders without a groff
+# warning, and that README.md stays within 300 lines.
 # Usage: tests/check-docs.sh [path/to/mthpctl [dir of the rendered pages]]
 # (without the directory the pages are rendered with rst2man here)
 set -euo pipefail
@@ -163,6 +163,17 @@ for rst in "$top"/man/*.rst; do
 	done
 done
 echo "rendered man pages checked at widths 60 80 100 132: $pages"
+
+# README is for users: what, why, install, quick start and one results
+# table; method and history go to the man pages
+readme_max=300
+readme_lines=$(wc -l <"$top/README.md")
+if [ "$readme_lines" -le $readme_max ]; then
+	echo "ok: README.md: $readme_lines lines (at most $readme_max)"
+else
+	echo "TOO LONG: README.md: $readme_lines lines, at most $readme_max (move details to the man pages)"
+	fail=1
+fi
 
 [ $fail = 0 ] && echo "check-docs: all consistent" || echo "check-docs: FAILED"
 exit $fail

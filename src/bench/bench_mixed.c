@@ -69,8 +69,15 @@ enum { MX_SERVICE, MX_BATCH, MX_SMALL, MX_NR };
  * on 2 vCPUs every workload has a throughput in every column of one 20 s
  * window. A fill of the batch's buffer (16,384 faults at 4K, 32 at 2M)
  * ended in 1.1-3.0 s in 5 of the 6 columns of one run on a host busy with
- * another VM's kernel build; in never's it took 40 s, while the host
- * starved the whole VM (redis 101 SETs/s, 0.1 pipelines/s). Measured with
+ * another VM's kernel build; in never's it took 40 s while the whole guest
+ * crawled (redis 101 SETs/s, 0.1 pipelines/s). Such a stall of one column
+ * in some rounds is the guest's, not the host's: it came back on an idle
+ * host (never: a 41 s fill, 173 SETs/s; another run: only-16K twice, 276
+ * and 743 SETs/s), with no memory.high event and no swap-out in it, while
+ * a redis-server just started spent 12 s of CPU with under 2 MiB resident
+ * (the cause not found; every round starts with the page cache dropped and
+ * the binaries are read again over 9p). A round in which a static column
+ * did nothing gives no ratio, hence make bench's seventh round. Measured with
  * 200,000 keys and 256M (and the service counted in whole redis-benchmark
  * runs of 20,000 requests): no service run and no fill ended, in any
  * column. The three share the vCPUs at equal priority: redis made 400-650

@@ -94,15 +94,12 @@ static const __u64 mx_default_sizes[] = { 16ULL << 10, 64ULL << 10 };
  * The batch's processing of one buffer: one random read-modify-write update
  * per 128 bytes of it (32 per 4K page: 524,288 for 64M), so that a buffer
  * is worked on at random, not only filled, and a cycle fits the window
- * several times. Under TCG on 2 vCPUs beside the others, the 262,144
- * updates of 32M took 0.3-1.3 s and its fill 0.5-3.8 s (bench-short.sh's
- * mixed on a quiet host; the fill-once batch of the committed run,
- * tests/results/20261129T042014Z, made 290,000-370,000 updates per second
- * and filled 64M in 0.5-1.4 s): a cycle of 64M takes 2-5 s, 4 to 10 of them
- * in a 20 s window. On hardware with 1G (2 CPUs,
- * tests/hardware/20261129T053951Z: 5.1-8.8 million updates per second,
- * fills of 2.2-3.8 s) its 8,388,608 updates take 1.0-1.6 s, a cycle 3-6 s;
- * there only --stock's advised fill (14 s) leaves one cycle per window.
+ * several times. Under TCG on 2 vCPUs beside the others, a 64M fill took
+ * 1.2-5.1 s and a window held 2 to 7 cycles (the committed run,
+ * tests/results/20261129T101521Z). On hardware with 1G (2 CPUs,
+ * tests/hardware/20261129T113919Z) a fill took 1.7-9.3 s and a window 1
+ * to 7 cycles, but for one advised fill of 18.7 s, which left its round's
+ * batch no cycle.
  */
 #define MX_BATCH_BYTES_PER_UPDATE	128
 #define MX_SMALL_POLL_MS	100
